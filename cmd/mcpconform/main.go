@@ -1,0 +1,255 @@
+// Command mcpconform checks MCP servers against the specification: it runs
+// the conformance suite against a stdio command or a Streamable HTTP URL and
+// writes JUnit, JSON and terminal reports. See README.md.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpconform/mcpconform/fixtures"
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/runner"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/wire"
+	_ "github.com/mcpconform/mcpconform/suites/all"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+var version = ""
+
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+const usage = `mcpconform — conformance suite for MCP servers
+
+usage:
+  mcpconform run [flags] -- COMMAND [ARGS...]   check a stdio server
+  mcpconform run [flags] --url URL              check a Streamable HTTP server
+  mcpconform list                               print the requirement catalog
+  mcpconform fixture NAME [--http ADDR] [--mutant NAME]
+                                                serve a built-in fixture server
+  mcpconform version
+
+run 'mcpconform run --help' for the run flags.
+exit codes: 0 conformant, 1 failures (or WARN with --strict), 2 usage error or target unreachable
+`
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "list":
+		return cmdList(args[1:], stdout, stderr)
+	case "fixture":
+		return fixtures.Main(args[1:], os.Stdin, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "mcpconform %s\n", toolVersion())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "mcpconform: unknown command %q (try: mcpconform help)\n", args[0])
+		return exitUsage
+	}
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		url         = fs.String("url", "", "Streamable HTTP endpoint of the server")
+		revision    = fs.String("revision", "auto", "auto, or a comma list of revisions (2024-11-05 … 2026-07-28)")
+		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for junit.xml and report.json")
+		bearerEnv   = fs.String("bearer-env", "", "name of an environment variable holding the bearer token")
+		bearerFile  = fs.String("bearer-file", "", "file holding the bearer token")
+		timeout     = fs.Duration("timeout", 5*time.Second, "deadline for each response")
+		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
+		window      = fs.Duration("window", 300*time.Millisecond, "how long to watch for traffic that must not come")
+		strict      = fs.Bool("strict", false, "WARN fails the run")
+		labelFilter = fs.String("label-filter", "", "Ginkgo label expression selecting checks, e.g. 'area:lifecycle && level:MUST'")
+		quiet       = fs.Bool("quiet", false, "no progress lines")
+		cwd         = fs.String("cwd", "", "working directory of the stdio server")
+		headers     multiFlag
+		envs        multiFlag
+	)
+	fs.Var(&headers, "header", "extra HTTP header 'Name: value' (repeatable)")
+	fs.Var(&envs, "env", "extra environment variable NAME=value for the stdio server (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintln(stdout, "usage: mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL\n\nflags:")
+			fs.PrintDefaults()
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "mcpconform run: %v (see 'mcpconform run --help')\n", err)
+		return exitUsage
+	}
+	redactor := wire.NewRedactor()
+	tg := &target.Target{URL: *url, Command: fs.Args(), Env: envs, Dir: *cwd, Timeout: *timeout, Header: http.Header{}}
+	for _, h := range headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			fmt.Fprintf(stderr, "mcpconform run: --header %q is not 'Name: value'\n", h)
+			return exitUsage
+		}
+		tg.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		if strings.EqualFold(strings.TrimSpace(k), "Authorization") {
+			redactor.AddSecret(strings.TrimSpace(v))
+		}
+	}
+	for _, e := range envs {
+		if k, v, ok := strings.Cut(e, "="); ok && looksSecret(k) {
+			redactor.AddSecret(v)
+		}
+	}
+	token, source, err := bearer(*bearerEnv, *bearerFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+		return exitUsage
+	}
+	tg.Bearer, tg.BearerSource = token, source
+	redactor.AddSecret(token)
+	tg.Recorder = wire.NewRecorder(redactor)
+	if err := tg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "mcpconform run: %v (see 'mcpconform run --help')\n", err)
+		return exitUsage
+	}
+	var revs []catalog.Revision
+	if *revision != "auto" {
+		for _, r := range strings.Split(*revision, ",") {
+			rev := catalog.Revision(strings.TrimSpace(r))
+			if !rev.Known() {
+				fmt.Fprintf(stderr, "mcpconform run: unknown revision %q (known: %v)\n", rev, catalog.AllRevisions)
+				return exitUsage
+			}
+			revs = append(revs, rev)
+		}
+	}
+	session.ClientVersion = toolVersion()
+	progress := stderr
+	if *quiet {
+		progress = io.Discard
+	}
+	dir, _ := filepath.Abs(*reportDir)
+	fmt.Fprintf(progress, "mcpconform %s: checking %s (%s)\n", toolVersion(), tg.Describe(), tg.Transport())
+	out, err := runner.Run(runner.Config{
+		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: *labelFilter, Strict: *strict,
+		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))
+		return exitUsage
+	}
+	if !out.Report.Summary.Passed {
+		return exitFail
+	}
+	return exitOK
+}
+
+func looksSecret(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "KEY", "AUTH"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func bearer(envName, file string) (token, source string, err error) {
+	switch {
+	case envName != "" && file != "":
+		return "", "", errors.New("give --bearer-env or --bearer-file, not both")
+	case envName != "":
+		v, ok := os.LookupEnv(envName)
+		if !ok || strings.TrimSpace(v) == "" {
+			return "", "", fmt.Errorf("--bearer-env %s: the variable is not set or empty", envName)
+		}
+		return strings.TrimSpace(v), "env " + envName, nil
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", "", fmt.Errorf("--bearer-file: %v", err)
+		}
+		v := strings.TrimSpace(string(b))
+		if v == "" {
+			return "", "", fmt.Errorf("--bearer-file %s is empty", file)
+		}
+		return v, "file " + file, nil
+	}
+	return "", "", nil
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	all := fs.Bool("all", false, "also list catalog requirements that have no check yet")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
+		return exitUsage
+	}
+	checked := map[string]bool{}
+	for _, id := range checkedIDs() {
+		checked[id] = true
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tLEVEL\tREVISIONS\tTRANSPORTS\tTITLE")
+	n := 0
+	for _, r := range catalog.All() {
+		if !*all && !checked[r.ID] {
+			continue
+		}
+		title := r.Title
+		if *all && !checked[r.ID] {
+			title += " (no check yet)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.SpecLevel, r.RevisionsString(), strings.Join(r.TransportNames(), ","), title)
+		n++
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "%d requirements with checks (of %d in the catalog)\n", len(checked), len(catalog.All()))
+	return exitOK
+}
+
+// checkedIDs builds the spec tree once for every revision and transport to
+// learn which requirements have a check.
+func checkedIDs() []string { return conform.CheckedIDs() }

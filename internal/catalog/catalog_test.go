@@ -1,0 +1,238 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// wantAreaCounts is the per-prefix count from SPEC-DIGEST.md §18.
+var wantAreaCounts = map[string]int{
+	"LIFE": 16, "RPC": 13, "PAG": 6, "CACHE": 3, "TOOL": 14, "RES": 9,
+	"PRM": 6, "CMP": 2, "MRTR": 11, "SUB": 8, "TASK": 12, "CAN": 5,
+	"PROG": 3, "LOG": 5, "LEG": 3, "STD": 4, "HTTP": 20, "AUTH": 10,
+}
+
+func TestCount(t *testing.T) {
+	if got := len(requirements); got != 150 {
+		t.Fatalf("len(requirements) = %d, want 150", got)
+	}
+	if got := len(All()); got != 150 {
+		t.Fatalf("len(All()) = %d, want 150", got)
+	}
+}
+
+func TestIDsUniqueAndDense(t *testing.T) {
+	seen := map[string]bool{}
+	nums := map[string][]int{}
+	for _, r := range requirements {
+		if seen[r.ID] {
+			t.Errorf("duplicate id %s", r.ID)
+		}
+		seen[r.ID] = true
+		prefix, num, ok := strings.Cut(r.ID, "-")
+		if !ok || len(num) != 3 {
+			t.Errorf("id %q is not PREFIX-NNN", r.ID)
+			continue
+		}
+		n, err := strconv.Atoi(num)
+		if err != nil {
+			t.Errorf("id %q: %v", r.ID, err)
+			continue
+		}
+		nums[prefix] = append(nums[prefix], n)
+	}
+	for prefix, want := range wantAreaCounts {
+		got := nums[prefix]
+		if len(got) != want {
+			t.Errorf("%s: %d entries, want %d", prefix, len(got), want)
+		}
+		for i, n := range got {
+			if n != i+1 {
+				t.Errorf("%s: entry %d has number %d, want %d (gap or disorder)", prefix, i, n, i+1)
+				break
+			}
+		}
+	}
+	for prefix := range nums {
+		if _, ok := wantAreaCounts[prefix]; !ok {
+			t.Errorf("unexpected id prefix %s", prefix)
+		}
+	}
+}
+
+func TestCatalogOrder(t *testing.T) {
+	all := All()
+	for i := range requirements {
+		if requirements[i].ID != all[i].ID {
+			t.Fatalf("table position %d is %s, catalog order wants %s", i, requirements[i].ID, all[i].ID)
+		}
+	}
+}
+
+func TestEntriesValid(t *testing.T) {
+	for i := range requirements {
+		r := requirements[i]
+		if err := r.validate(); err != nil {
+			t.Error(err)
+		}
+		if r.Statement == "" || r.SpecLevel == "" {
+			t.Errorf("%s: statement and spec level are required", r.ID)
+		}
+		if n := utf8.RuneCountInString(r.Title); n > 80 {
+			t.Errorf("%s: title is %d characters, want <= 80", r.ID, n)
+		}
+		if strings.ContainsAny(r.Title, "\n") {
+			t.Errorf("%s: title spans lines", r.ID)
+		}
+		if !slices.IsSorted(r.Revisions) || len(slices.Compact(slices.Clone(r.Revisions))) != len(r.Revisions) {
+			t.Errorf("%s: revisions %v not sorted and unique", r.ID, r.Revisions)
+		}
+		for rev, l := range r.LevelByRevision {
+			if !r.AppliesToRevision(rev) {
+				t.Errorf("%s: level override for %s, which is not in its revisions", r.ID, rev)
+			}
+			if l != MUST && l != SHOULD {
+				t.Errorf("%s: override level %q", r.ID, l)
+			}
+			if l == r.Level {
+				t.Errorf("%s: override for %s repeats the default level", r.ID, rev)
+			}
+		}
+		for _, tr := range r.Transports {
+			if tr != Stdio && tr != HTTP {
+				t.Errorf("%s: unknown transport %q", r.ID, tr)
+			}
+		}
+		switch r.Area() {
+		case "stdio":
+			if !slices.Equal(r.Transports, []string{Stdio}) {
+				t.Errorf("%s: transports %v, want stdio only", r.ID, r.Transports)
+			}
+		case "http", "auth":
+			if !slices.Equal(r.Transports, []string{HTTP}) {
+				t.Errorf("%s: transports %v, want http only", r.ID, r.Transports)
+			}
+		}
+	}
+}
+
+func TestSpotChecks(t *testing.T) {
+	type check struct {
+		id         string
+		revs       []Revision
+		levels     map[Revision]Level
+		transports []string
+	}
+	checks := []check{
+		{
+			id:     "LIFE-006",
+			revs:   []Revision{R20260728},
+			levels: map[Revision]Level{R20260728: MUST},
+		},
+		{
+			id:     "LIFE-004",
+			revs:   LegacyRevisions,
+			levels: map[Revision]Level{R20241105: SHOULD, R20251125: SHOULD},
+		},
+		{
+			id:     "RPC-002",
+			revs:   AllRevisions,
+			levels: map[Revision]Level{R20241105: MUST, R20260728: MUST},
+		},
+		{
+			id:         "STD-001",
+			revs:       AllRevisions,
+			levels:     map[Revision]Level{R20260728: MUST},
+			transports: []string{Stdio},
+		},
+		{
+			id:   "LIFE-005",
+			revs: LegacyRevisions,
+			levels: map[Revision]Level{
+				R20241105: SHOULD, R20250326: SHOULD, R20250618: MUST, R20251125: MUST,
+			},
+		},
+		{
+			id:     "RPC-008",
+			revs:   []Revision{R20250326, R20250618, R20251125, R20260728},
+			levels: map[Revision]Level{R20250326: MUST, R20250618: SHOULD, R20260728: SHOULD},
+		},
+		{
+			id:     "TOOL-002",
+			revs:   AllRevisions,
+			levels: map[Revision]Level{R20241105: SHOULD, R20251125: SHOULD, R20260728: MUST},
+		},
+		{
+			id:         "HTTP-010",
+			revs:       []Revision{R20250618, R20251125},
+			levels:     map[Revision]Level{R20250618: MUST},
+			transports: []string{HTTP},
+		},
+		{
+			id:         "CAN-003",
+			revs:       []Revision{R20260728},
+			transports: []string{Stdio},
+		},
+		{
+			id:         "SUB-005",
+			revs:       []Revision{R20260728},
+			transports: []string{HTTP},
+		},
+		{
+			id:         "AUTH-010",
+			revs:       []Revision{R20250326},
+			levels:     map[Revision]Level{R20250326: SHOULD},
+			transports: []string{HTTP},
+		},
+	}
+	for _, c := range checks {
+		t.Run(c.id, func(t *testing.T) {
+			r, ok := Get(c.id)
+			if !ok {
+				t.Fatalf("%s not found", c.id)
+			}
+			if !slices.Equal(r.Revisions, c.revs) {
+				t.Errorf("revisions = %v, want %v", r.Revisions, c.revs)
+			}
+			for rev, want := range c.levels {
+				if got := r.LevelFor(rev); got != want {
+					t.Errorf("LevelFor(%s) = %s, want %s", rev, got, want)
+				}
+			}
+			if !slices.Equal(r.Transports, c.transports) {
+				t.Errorf("transports = %v, want %v", r.Transports, c.transports)
+			}
+		})
+	}
+
+	// Transport applicability through the public helpers.
+	std := MustGet("STD-001")
+	if !std.AppliesTo(R20241105, Stdio) || std.AppliesTo(R20241105, HTTP) {
+		t.Errorf("STD-001 should apply to stdio only")
+	}
+	if got := MustGet("LIFE-006").RevisionsString(); got != "2026-07-28" {
+		t.Errorf("LIFE-006 RevisionsString = %q", got)
+	}
+	if got := MustGet("LIFE-004").RevisionsString(); got != "legacy" {
+		t.Errorf("LIFE-004 RevisionsString = %q", got)
+	}
+	if got := MustGet("RPC-002").RevisionsString(); got != "all" {
+		t.Errorf("RPC-002 RevisionsString = %q", got)
+	}
+}
+
+func TestGetUnknown(t *testing.T) {
+	if _, ok := Get("LIFE-999"); ok {
+		t.Error("Get(LIFE-999) found an entry")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MustGet of an unknown id did not panic")
+		}
+	}()
+	MustGet(fmt.Sprintf("NOPE-%03d", 1))
+}

@@ -1,0 +1,262 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/format"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Verdict of one check.
+type Verdict string
+
+// Verdicts.
+const (
+	PASS  Verdict = "PASS"
+	FAIL  Verdict = "FAIL"
+	WARN  Verdict = "WARN"
+	NA    Verdict = "NA"
+	ERROR Verdict = "ERROR"
+)
+
+// EntryName is the name of the report entry carrying a check's Outcome.
+const EntryName = "mcpconform"
+
+// Outcome is attached to every spec as a report entry.
+type Outcome struct {
+	Requirement string           `json:"requirement"`
+	Level       catalog.Level    `json:"level"`
+	Revision    catalog.Revision `json:"revision,omitempty"`
+	Transport   string           `json:"transport"`
+	Verdict     Verdict          `json:"verdict"`
+	Message     string           `json:"message,omitempty"`
+	Expected    string           `json:"expected,omitempty"`
+	Actual      string           `json:"actual,omitempty"`
+	// Notes are tolerated deviations and observations (each a WARN reason
+	// when the verdict is WARN).
+	Notes []string `json:"notes,omitempty"`
+	// Frames is the part of the transcript this check produced.
+	Frames []wire.Frame `json:"-"`
+}
+
+// Label keys, the only ones a spec may carry.
+var LabelKeys = []string{"req", "level", "rev", "area", "transport"}
+
+func init() {
+	format.MaxLength = 4000
+}
+
+var (
+	regMu sync.Mutex
+	// registered[id] = revisions it was registered for in this tree build.
+	registered = map[string]map[catalog.Revision]bool{}
+	known      = map[string]bool{}
+	curRev     catalog.Revision
+	curArea    string
+	areaBodies []func()
+	collecting bool
+)
+
+// CheckedIDs returns the ids of every requirement that has a check, by
+// running the area bodies in a collecting mode (no Ginkgo tree is built).
+func CheckedIDs() []string {
+	regMu.Lock()
+	bodies := append([]func(){}, areaBodies...)
+	collecting = true
+	regMu.Unlock()
+	for _, b := range bodies {
+		b()
+	}
+	regMu.Lock()
+	collecting = false
+	regMu.Unlock()
+	return Known()
+}
+
+// Area registers an area's specs. body runs at tree construction, once for
+// each revision of the run; inside it, It registers the checks.
+func Area(area string, body func()) bool {
+	regMu.Lock()
+	areaBodies = append(areaBodies, body)
+	regMu.Unlock()
+	return ginkgo.Describe(area, func() {
+		env := CurrentEnv()
+		if env == nil {
+			return
+		}
+		for _, rev := range env.Revisions {
+			ginkgo.Context(string(rev), func() {
+				regMu.Lock()
+				curRev, curArea = rev, area
+				regMu.Unlock()
+				body()
+			})
+		}
+	})
+}
+
+// It registers the check for requirement id under the current revision. It
+// is registered only when the requirement applies to that revision and to
+// the target's transport. text describes the observable behaviour.
+func It(id, text string, fn func(t *T)) {
+	req := catalog.MustGet(id)
+	env := CurrentEnv()
+	regMu.Lock()
+	rev := curRev
+	known[id] = true
+	collect := collecting
+	regMu.Unlock()
+	if collect {
+		return
+	}
+	if env == nil || !req.AppliesTo(rev, env.Target.Transport()) {
+		return
+	}
+	regMu.Lock()
+	if registered[id] == nil {
+		registered[id] = map[catalog.Revision]bool{}
+	}
+	registered[id][rev] = true
+	regMu.Unlock()
+	transport := env.Target.Transport()
+	ginkgo.It(text, labelsFor(req, rev, transport), ginkgo.Offset(1), ginkgo.SpecTimeout(env.SpecBudget+5*time.Second),
+		func(sctx ginkgo.SpecContext) {
+			run(sctx, env, req, rev, transport, fn)
+		})
+}
+
+func labelsFor(req catalog.Requirement, rev catalog.Revision, transport string) ginkgo.Labels {
+	return ginkgo.Label(
+		"req:"+req.ID,
+		"level:"+string(req.LevelFor(rev)),
+		"rev:"+string(rev),
+		"area:"+req.Area(),
+		"transport:"+transport,
+	)
+}
+
+// NotApplicable registers, after every area was built, one NA spec for each
+// known requirement that applies to the target's transport but was
+// registered for none of the run's revisions. Call it last (suites/all).
+func NotApplicable() bool {
+	return ginkgo.Describe("not applicable", func() {
+		env := CurrentEnv()
+		if env == nil {
+			return
+		}
+		regMu.Lock()
+		var ids []string
+		for id := range known {
+			if len(registered[id]) == 0 {
+				ids = append(ids, id)
+			}
+		}
+		regMu.Unlock()
+		sort.Strings(ids)
+		transport := env.Target.Transport()
+		for _, id := range ids {
+			req := catalog.MustGet(id)
+			if !req.AppliesToTransport(transport) {
+				continue
+			}
+			rev := req.Revisions[len(req.Revisions)-1]
+			reason := fmt.Sprintf("applies to revision %s; this run covers %s", req.RevisionsString(), revList(env.Revisions))
+			if env.NotRun != "" {
+				reason += " (" + env.NotRun + ")"
+			}
+			ginkgo.It(req.Title, labelsFor(req, rev, transport), func(sctx ginkgo.SpecContext) {
+				out := &Outcome{Requirement: req.ID, Level: req.LevelFor(rev), Revision: rev, Transport: transport, Verdict: NA, Message: reason}
+				ginkgo.AddReportEntry(EntryName, out, ginkgo.ReportEntryVisibilityNever)
+				ginkgo.Skip("NA: " + reason)
+			})
+		}
+	})
+}
+
+// ResetRegistrations forgets what the previous tree build registered (the
+// tree is built twice: PreviewSpecs, then RunSpecs).
+func ResetRegistrations() {
+	regMu.Lock()
+	registered = map[string]map[catalog.Revision]bool{}
+	regMu.Unlock()
+}
+
+// Known returns the ids of all requirements that have a check.
+func Known() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]string, 0, len(known))
+	for id := range known {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func revList(rs []catalog.Revision) string {
+	if len(rs) == 0 {
+		return "no revision"
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = string(r)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// signals used to end a check early.
+type stopSignal struct{}
+
+func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string, fn func(t *T)) {
+	ctx, cancel := context.WithTimeout(sctx, env.SpecBudget)
+	defer cancel()
+	t := newT(ctx, env, req, rev, transport)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(stopSignal); ok {
+					return
+				}
+				t.out.Verdict = ERROR
+				t.out.Message = fmt.Sprintf("check panicked: %v\n%s", r, debug.Stack())
+			}
+		}()
+		fn(t)
+	}()
+	t.finish()
+	out := t.out
+	ginkgo.AddReportEntry(EntryName, out, ginkgo.ReportEntryVisibilityNever)
+	switch out.Verdict {
+	case FAIL:
+		ginkgo.Fail(fmt.Sprintf("%s %s FAIL: %s", req.ID, out.Level, out.summary()), 0)
+	case ERROR:
+		ginkgo.Fail(fmt.Sprintf("%s ERROR: %s", req.ID, out.summary()), 0)
+	case NA:
+		ginkgo.Skip("NA: " + out.Message)
+	}
+}
+
+func (o *Outcome) summary() string {
+	var b strings.Builder
+	b.WriteString(o.Message)
+	if o.Expected != "" {
+		fmt.Fprintf(&b, "\n  expected: %s", o.Expected)
+	}
+	if o.Actual != "" {
+		fmt.Fprintf(&b, "\n  actual:   %s", o.Actual)
+	}
+	return b.String()
+}
+
+// Expecter is the Gomega entry point bound to a check.
+type Expecter = gomega.Gomega

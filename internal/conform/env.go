@@ -1,0 +1,122 @@
+// Package conform is the small spec-writing layer between Ginkgo and the
+// suites: it registers one spec per requirement and revision, gives each
+// spec a T with sessions, Gomega assertions bound to the requirement's
+// level, and the verdict model (PASS, FAIL, WARN, NA, ERROR).
+package conform
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Env is what a run checks: the target, the revisions to run, and the
+// shared sessions. The runner sets it before the tree is built.
+type Env struct {
+	Target *target.Target
+	// Revisions to run, in order.
+	Revisions []catalog.Revision
+	// NotRun explains revisions that were not run (probe results), shown as
+	// the reason of NA results for requirements of those revisions.
+	NotRun string
+	// Legacy and Modern report which eras the server supports (as detected or
+	// as the user asserted with --revision).
+	SupportsLegacy, SupportsModern bool
+	// Window is how long a check watches for traffic that must not come
+	// (e.g. a response to a notification). Default 300ms.
+	Window time.Duration
+	// SpecBudget bounds one check. Default 60s.
+	SpecBudget time.Duration
+
+	mu     sync.Mutex
+	shared map[catalog.Revision]*sharedSession
+}
+
+type sharedSession struct {
+	s   *session.Session
+	err error
+}
+
+var (
+	envMu   sync.Mutex
+	current *Env
+)
+
+// SetEnv installs the environment for the next tree construction.
+func SetEnv(e *Env) {
+	if e.Window <= 0 {
+		e.Window = 300 * time.Millisecond
+	}
+	if e.SpecBudget <= 0 {
+		e.SpecBudget = 60 * time.Second
+	}
+	envMu.Lock()
+	current = e
+	envMu.Unlock()
+}
+
+// CurrentEnv returns the installed environment (nil when none).
+func CurrentEnv() *Env {
+	envMu.Lock()
+	defer envMu.Unlock()
+	return current
+}
+
+// Recorder returns the target's recorder.
+func (e *Env) Recorder() *wire.Recorder { return e.Target.Recorder }
+
+// Shared returns the shared, handshaken session for rev, opening (or
+// re-opening, when the previous one died) it on demand.
+func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shared == nil {
+		e.shared = map[catalog.Revision]*sharedSession{}
+	}
+	if sh := e.shared[rev]; sh != nil {
+		if sh.s != nil {
+			if closed, _ := sh.s.Closed(); !closed {
+				return sh.s, nil
+			}
+			sh.s.Close()
+			e.Target.Recorder.Note(sh.s.Conn().Name(), "shared session lost; reconnecting")
+		} else {
+			return nil, sh.err
+		}
+	}
+	s, err := e.Target.Open(ctx, rev)
+	if err != nil {
+		err = fmt.Errorf("could not open a %s session: %w", rev, err)
+	}
+	e.shared[rev] = &sharedSession{s: s, err: err}
+	return s, err
+}
+
+// Close ends the shared sessions.
+func (e *Env) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, sh := range e.shared {
+		if sh.s != nil {
+			sh.s.Close()
+		}
+	}
+	e.shared = nil
+}
+
+// EachShared calls fn with the connection of every shared session.
+func (e *Env) EachShared(fn func(wire.Conn)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, sh := range e.shared {
+		if sh.s != nil {
+			fn(sh.s.Conn())
+		}
+	}
+}

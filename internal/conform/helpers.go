@@ -1,0 +1,119 @@
+package conform
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Incoming returns the server→harness frames of session s recorded since
+// the check started.
+func (t *T) Incoming(s *session.Session) []wire.Frame {
+	var out []wire.Frame
+	name := s.Conn().Name()
+	for _, f := range t.Since() {
+		if f.Conn == name && f.Dir == wire.In {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Declared reports whether the server declared capability name (e.g.
+// "tools") in the session's initialize or discover result.
+func Declared(s *session.Session, name string) bool {
+	caps := s.Capabilities()
+	v, ok := caps[name]
+	return ok && string(v) != "null"
+}
+
+// SubCapability reports capabilities[name][sub] == true.
+func SubCapability(s *session.Session, name, sub string) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(s.Capabilities()[name], &obj) != nil {
+		return false
+	}
+	return string(obj[sub]) == "true"
+}
+
+// ExpectErrorCode asserts resp is a JSON-RPC error with one of the codes.
+func (t *T) ExpectErrorCode(what string, resp *session.Response, codes ...int64) int64 {
+	code, ok := resp.ErrorCode()
+	want := fmt.Sprintf("JSON-RPC error %v", codes)
+	if !ok {
+		t.Violation(want, resp.Describe(), "%s: expected a JSON-RPC error", what)
+	}
+	for _, c := range codes {
+		if c == code {
+			return code
+		}
+	}
+	t.Violation(want, resp.Describe(), "%s: wrong error code %d", what, code)
+	return 0
+}
+
+// ExpectStatus asserts the HTTP status of resp (no-op on stdio).
+func (t *T) ExpectStatus(what string, resp *session.Response, statuses ...int) {
+	if resp == nil || resp.Reply == nil {
+		return
+	}
+	for _, s := range statuses {
+		if resp.Reply.Status == s {
+			return
+		}
+	}
+	t.Violation(fmt.Sprintf("HTTP status %v", statuses), resp.Describe(), "%s: wrong HTTP status %d", what, resp.Reply.Status)
+}
+
+// ResultObject returns the result of resp as an object, or a violation.
+func (t *T) ResultObject(what string, resp *session.Response) map[string]json.RawMessage {
+	if !resp.IsResult() {
+		t.Violation("a result", resp.Describe(), "%s: expected a result", what)
+	}
+	obj := resp.Msg.ResultObject()
+	if obj == nil {
+		t.Violation("a JSON object result", resp.Describe(), "%s: result is not an object", what)
+	}
+	return obj
+}
+
+// Probe returns a cheap request every server of the revision must answer
+// with a result: ping (legacy) or server/discover (modern).
+func (t *T) Probe() (method string, params any) {
+	if t.Modern() {
+		return "server/discover", nil
+	}
+	return "ping", nil
+}
+
+// Battery sends a small set of ordinary requests on s: the probe, the
+// declared list methods, and an unknown method. It returns the responses
+// that came; a missing one is not judged here (it is another requirement's
+// verdict, e.g. RPC-007 for the unknown method), so one defect does not
+// fail several checks.
+func (t *T) Battery(s *session.Session) []*session.Response {
+	var out []*session.Response
+	try := func(method string, params any) {
+		if resp, err := t.TryCall(s, method, params, nil); err == nil && resp.Msg != nil {
+			out = append(out, resp)
+		}
+	}
+	m, p := t.Probe()
+	try(m, p)
+	for _, l := range []struct{ capability, method string }{{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}} {
+		if Declared(s, l.capability) {
+			try(l.method, map[string]any{})
+		}
+	}
+	try("mcpconform/no-such-method", map[string]any{})
+	if len(out) == 0 {
+		t.Error("none of the ordinary requests (%s, lists, an unknown method) got a JSON-RPC response; nothing to judge", m)
+	}
+	return out
+}
+
+// Decode is jsonrpc.Decode for frames.
+func Decode(f wire.Frame) (*jsonrpc.Message, error) { return jsonrpc.Decode(f.Raw) }

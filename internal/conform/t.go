@@ -1,0 +1,204 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// T is a check in progress.
+type T struct {
+	Ctx       context.Context
+	Req       catalog.Requirement
+	Rev       catalog.Revision
+	Transport string
+	Env       *Env
+
+	g        gomega.Gomega
+	out      *Outcome
+	startSeq int64
+	owned    []*session.Session
+}
+
+func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {
+	t := &T{
+		Ctx: ctx, Req: req, Rev: rev, Transport: transport, Env: env,
+		out: &Outcome{
+			Requirement: req.ID, Level: req.LevelFor(rev), Revision: rev, Transport: transport, Verdict: PASS,
+		},
+		startSeq: env.Recorder().Seq(),
+	}
+	t.g = gomega.NewGomega(func(message string, _ ...int) {
+		t.violation("", "", message)
+	})
+	return t
+}
+
+// Level is the grading level of this check.
+func (t *T) Level() catalog.Level { return t.out.Level }
+
+// Modern reports whether the check runs under 2026-07-28.
+func (t *T) Modern() bool { return !t.Rev.IsLegacy() }
+
+// HTTP reports whether the target is a Streamable HTTP endpoint.
+func (t *T) HTTP() bool { return t.Transport == wire.HTTP }
+
+// Expect starts a Gomega assertion; a failed assertion is a violation of
+// the requirement (FAIL for MUST, WARN for SHOULD) and ends the check.
+func (t *T) Expect(actual any, extra ...any) gomega.Assertion { return t.g.Expect(actual, extra...) }
+
+// Step names the next step of the check (shown in Ginkgo's timeline).
+func (t *T) Step(text string) { ginkgo.By(text) }
+
+// Violation ends the check: the server broke the requirement.
+func (t *T) Violation(expected, actual, format string, args ...any) {
+	t.violation(expected, actual, fmt.Sprintf(format, args...))
+}
+
+func (t *T) violation(expected, actual, message string) {
+	if t.out.Level == catalog.MUST {
+		t.out.Verdict = FAIL
+	} else {
+		t.out.Verdict = WARN
+	}
+	t.out.Message, t.out.Expected, t.out.Actual = message, expected, actual
+	panic(stopSignal{})
+}
+
+// Warn records a tolerated deviation (a spec ambiguity, a SHOULD sub-part of
+// a MUST requirement). The check goes on; its verdict is WARN unless it
+// fails.
+func (t *T) Warn(format string, args ...any) {
+	t.out.Notes = append(t.out.Notes, fmt.Sprintf(format, args...))
+}
+
+// Note records an observation without changing the verdict.
+func (t *T) Note(format string, args ...any) {
+	t.out.Notes = append(t.out.Notes, "note: "+fmt.Sprintf(format, args...))
+}
+
+// NA ends the check as not applicable, with the reason.
+func (t *T) NA(format string, args ...any) {
+	t.out.Verdict = NA
+	t.out.Message = fmt.Sprintf(format, args...)
+	panic(stopSignal{})
+}
+
+// Error ends the check with ERROR: the harness or the target's process
+// failed in a way that is not a protocol verdict.
+func (t *T) Error(format string, args ...any) {
+	t.out.Verdict = ERROR
+	t.out.Message = fmt.Sprintf(format, args...)
+	panic(stopSignal{})
+}
+
+// Check fails the check (by level) when ok is false.
+func (t *T) Check(ok bool, expected, actual string, format string, args ...any) {
+	if !ok {
+		t.violation(expected, actual, fmt.Sprintf(format, args...))
+	}
+}
+
+func (t *T) finish() {
+	for _, s := range t.owned {
+		s.Close()
+	}
+	if t.out.Verdict == PASS {
+		for _, n := range t.out.Notes {
+			if !strings.HasPrefix(n, "note: ") {
+				t.out.Verdict = WARN
+				if t.out.Message == "" {
+					t.out.Message = n
+				}
+				break
+			}
+		}
+	}
+	t.out.Frames = t.Env.Recorder().Since(t.startSeq, 400)
+}
+
+// Shared returns the shared handshaken session of this revision. A failure
+// to open it is an ERROR of the check.
+func (t *T) Shared() *session.Session {
+	s, err := t.Env.Shared(t.Ctx, t.Rev)
+	if err != nil {
+		t.Error("%v", err)
+	}
+	return s
+}
+
+// Fresh opens a new connection (a new process on stdio) without any
+// handshake; it is closed when the check ends.
+func (t *T) Fresh() *session.Session {
+	s, err := t.Env.Target.Session(t.Rev)
+	if err != nil {
+		t.Error("could not connect to the target: %v", err)
+	}
+	t.owned = append(t.owned, s)
+	return s
+}
+
+// Open opens a new connection and performs the era's handshake.
+func (t *T) Open() *session.Session {
+	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	if err != nil {
+		t.Error("could not open a %s session: %v", t.Rev, err)
+	}
+	t.owned = append(t.owned, s)
+	return s
+}
+
+// Call sends a request and returns the response. A response that never
+// came is a violation ("no response") unless the caller handles err itself
+// via TryCall.
+func (t *T) Call(s *session.Session, method string, params any, o *session.CallOptions) *session.Response {
+	resp, err := s.Call(t.Ctx, method, params, o)
+	if err != nil {
+		t.noResponse(method, resp, err)
+	}
+	return resp
+}
+
+// TryCall is Call without the implicit verdict.
+func (t *T) TryCall(s *session.Session, method string, params any, o *session.CallOptions) (*session.Response, error) {
+	return s.Call(t.Ctx, method, params, o)
+}
+
+func (t *T) noResponse(method string, resp *session.Response, err error) {
+	switch {
+	case errors.Is(err, session.ErrNoResponse):
+		t.Violation("a JSON-RPC response to "+method, resp.Describe(), "the reply to %s carried no JSON-RPC response", method)
+	case errors.Is(err, wire.ErrTimeout):
+		t.Violation("a response to "+method+" within "+t.timeout().String(), "silence", "no response to %s", method)
+	case errors.Is(err, wire.ErrClosed):
+		t.Violation("a response to "+method, "the connection ended: "+err.Error(), "the server went away while handling %s", method)
+	default:
+		t.Error("%s: %v", method, err)
+	}
+}
+
+func (t *T) timeout() time.Duration { return t.Env.Target.Timeout }
+
+// Window waits for the quiet window (used to observe that something does
+// not happen) and returns early if the check's context ends.
+func (t *T) Window() {
+	select {
+	case <-time.After(t.Env.Window):
+	case <-t.Ctx.Done():
+	}
+}
+
+// Since returns the frames recorded since the check started.
+func (t *T) Since() []wire.Frame { return t.Env.Recorder().Since(t.startSeq, 0) }
+
+// Mark returns the current recorder position.
+func (t *T) Mark() int64 { return t.Env.Recorder().Seq() }

@@ -1,0 +1,361 @@
+// Package jsonrpc decodes and encodes JSON-RPC 2.0 messages without losing
+// what a conformance check needs: the exact JSON type of every id, which
+// members were present, and the raw bytes next to the decoded values.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Standard and MCP error codes.
+const (
+	CodeParseError          = -32700
+	CodeInvalidRequest      = -32600
+	CodeMethodNotFound      = -32601
+	CodeInvalidParams       = -32602
+	CodeInternalError       = -32603
+	CodeResourceNotFound    = -32002 // legacy revisions
+	CodeURLElicitation      = -32042 // 2025-11-25
+	CodeHeaderMismatch      = -32020 // 2026-07-28
+	CodeMissingCapability   = -32021 // 2026-07-28
+	CodeUnsupportedProtocol = -32022 // 2026-07-28
+)
+
+// ID is a request id that keeps its JSON type: 1 and "1" are different ids.
+// The zero ID is "absent".
+type ID struct {
+	raw string // canonical JSON text of the id: `7`, `"7"`, `null`, `{}`...
+}
+
+// IntID returns an integer id.
+func IntID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
+
+// StringID returns a string id.
+func StringID(s string) ID {
+	b, _ := json.Marshal(s)
+	return ID{raw: string(b)}
+}
+
+// RawID wraps arbitrary JSON as an id (for deliberately invalid ids).
+func RawID(raw json.RawMessage) ID { return ID{raw: canonical(raw)} }
+
+// IsZero reports whether the id is absent.
+func (id ID) IsZero() bool { return id.raw == "" }
+
+// IsString reports whether the id is a JSON string.
+func (id ID) IsString() bool { return len(id.raw) > 0 && id.raw[0] == '"' }
+
+// IsNumber reports whether the id is a JSON number.
+func (id ID) IsNumber() bool {
+	return len(id.raw) > 0 && (id.raw[0] == '-' || (id.raw[0] >= '0' && id.raw[0] <= '9'))
+}
+
+// IsInteger reports whether the id is a JSON number without fraction or exponent.
+func (id ID) IsInteger() bool {
+	if !id.IsNumber() {
+		return false
+	}
+	_, err := strconv.ParseInt(id.raw, 10, 64)
+	return err == nil
+}
+
+// IsNull reports whether the id is JSON null.
+func (id ID) IsNull() bool { return id.raw == "null" }
+
+// Valid reports whether the id is valid for MCP: a string or an integer.
+func (id ID) Valid() bool { return id.IsString() || id.IsInteger() }
+
+// Key is a map key that distinguishes JSON types.
+func (id ID) Key() string { return id.raw }
+
+// LooseKey ignores the JSON type: 7 and "7" share it. Used to detect a
+// response whose id came back with the wrong type.
+func (id ID) LooseKey() string {
+	if id.IsString() {
+		var s string
+		if json.Unmarshal([]byte(id.raw), &s) == nil {
+			return s
+		}
+	}
+	return id.raw
+}
+
+// TypeName names the JSON type of the id.
+func (id ID) TypeName() string {
+	switch {
+	case id.IsZero():
+		return "absent"
+	case id.IsString():
+		return "string"
+	case id.IsInteger():
+		return "integer"
+	case id.IsNumber():
+		return "number"
+	case id.IsNull():
+		return "null"
+	case id.raw[0] == '{':
+		return "object"
+	case id.raw[0] == '[':
+		return "array"
+	default:
+		return "boolean"
+	}
+}
+
+// String returns the JSON text of the id.
+func (id ID) String() string {
+	if id.IsZero() {
+		return "<absent>"
+	}
+	return id.raw
+}
+
+// MarshalJSON implements json.Marshaler.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(id.raw), nil
+}
+
+func canonical(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			b, _ := json.Marshal(s)
+			return string(b)
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}
+
+// Error is a JSON-RPC error object as received.
+type Error struct {
+	// Code is the integer code; CodeIsInt is false when the wire value was not an integer.
+	Code      int64           `json:"code"`
+	CodeIsInt bool            `json:"-"`
+	CodeRaw   json.RawMessage `json:"-"`
+	Message   string          `json:"message"`
+	// MessageIsString is false when the wire message was absent or not a string.
+	MessageIsString bool            `json:"-"`
+	Data            json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("JSON-RPC error %s: %s", string(e.CodeRaw), e.Message)
+}
+
+// Kind classifies a decoded message.
+type Kind int
+
+// Message kinds.
+const (
+	KindInvalid Kind = iota
+	KindRequest
+	KindNotification
+	KindResponse
+)
+
+func (k Kind) String() string {
+	return [...]string{"invalid", "request", "notification", "response"}[k]
+}
+
+// Message is one decoded JSON-RPC message with presence information.
+type Message struct {
+	Raw     []byte
+	Members map[string]json.RawMessage
+
+	JSONRPC    string
+	HasJSONRPC bool
+
+	ID    ID
+	HasID bool
+
+	Method    string
+	HasMethod bool
+	// MethodIsString is false when "method" was present but not a string.
+	MethodIsString bool
+
+	Params    json.RawMessage
+	HasParams bool
+
+	Result    json.RawMessage
+	HasResult bool
+
+	Error    *Error
+	ErrorRaw json.RawMessage
+	HasError bool
+}
+
+// ErrNotObject is returned by Decode for JSON that is not an object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// Decode parses raw as one JSON-RPC message. It fails only when raw is not
+// valid JSON or not an object; every other irregularity is kept in the
+// presence fields for checks to judge. Raw is kept as given.
+func Decode(raw []byte) (*Message, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
+		return nil, errors.New("empty payload")
+	}
+	if trimmed[0] != '{' {
+		if json.Valid(trimmed) {
+			return nil, ErrNotObject
+		}
+		return nil, errors.New("invalid JSON")
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &members); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	m := &Message{Raw: raw, Members: members}
+	if v, ok := members["jsonrpc"]; ok {
+		m.HasJSONRPC = true
+		_ = json.Unmarshal(v, &m.JSONRPC)
+	}
+	if v, ok := members["id"]; ok {
+		m.HasID = true
+		m.ID = RawID(v)
+	}
+	if v, ok := members["method"]; ok {
+		m.HasMethod = true
+		m.MethodIsString = json.Unmarshal(v, &m.Method) == nil && len(v) > 0 && v[0] == '"'
+	}
+	if v, ok := members["params"]; ok {
+		m.HasParams = true
+		m.Params = v
+	}
+	if v, ok := members["result"]; ok {
+		m.HasResult = true
+		m.Result = v
+	}
+	if v, ok := members["error"]; ok {
+		m.HasError = true
+		m.ErrorRaw = v
+		m.Error = decodeError(v)
+	}
+	return m, nil
+}
+
+func decodeError(v json.RawMessage) *Error {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) != nil {
+		return nil
+	}
+	e := &Error{CodeRaw: obj["code"], Data: obj["data"]}
+	if c, ok := obj["code"]; ok {
+		if n, err := strconv.ParseInt(string(bytes.TrimSpace(c)), 10, 64); err == nil {
+			e.Code, e.CodeIsInt = n, true
+		}
+	}
+	if msg, ok := obj["message"]; ok && len(msg) > 0 && msg[0] == '"' {
+		e.MessageIsString = json.Unmarshal(msg, &e.Message) == nil
+	}
+	return e
+}
+
+// Kind classifies the message by the members present.
+func (m *Message) Kind() Kind {
+	switch {
+	case m.HasMethod && m.HasID:
+		return KindRequest
+	case m.HasMethod:
+		return KindNotification
+	case m.HasResult || m.HasError:
+		return KindResponse
+	default:
+		return KindInvalid
+	}
+}
+
+// IsError reports a response that carries an error and no result. A
+// response with both is a protocol violation (RPC-003); the harness then
+// reads the result so that one defect does not cascade into other checks.
+func (m *Message) IsError() bool { return m.HasError && !m.HasResult }
+
+// ErrorCode returns the integer error code, or false.
+func (m *Message) ErrorCode() (int64, bool) {
+	if !m.IsError() || m.Error == nil || !m.Error.CodeIsInt {
+		return 0, false
+	}
+	return m.Error.Code, true
+}
+
+// ResultObject decodes the result as a JSON object (nil when not an object).
+func (m *Message) ResultObject() map[string]json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(m.Result, &obj) != nil {
+		return nil
+	}
+	return obj
+}
+
+// Request builds the bytes of a request. params may be nil (omitted) or any
+// value json.Marshal accepts, including json.RawMessage.
+func Request(id ID, method string, params any) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.WriteString(id.raw)
+	buf.WriteString(`,"method":`)
+	mb, _ := json.Marshal(method)
+	buf.Write(mb)
+	writeParams(&buf, params)
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// Notification builds the bytes of a notification.
+func Notification(method string, params any) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","method":`)
+	mb, _ := json.Marshal(method)
+	buf.Write(mb)
+	writeParams(&buf, params)
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// Response builds the bytes of a success response (for answering server requests).
+func Response(id ID, result any) []byte {
+	rb, err := json.Marshal(result)
+	if err != nil {
+		rb = []byte("{}")
+	}
+	return []byte(`{"jsonrpc":"2.0","id":` + id.raw + `,"result":` + string(rb) + `}`)
+}
+
+// ErrorResponse builds the bytes of an error response.
+func ErrorResponse(id ID, code int64, message string) []byte {
+	mb, _ := json.Marshal(message)
+	return []byte(`{"jsonrpc":"2.0","id":` + id.raw + `,"error":{"code":` + strconv.FormatInt(code, 10) + `,"message":` + string(mb) + `}}`)
+}
+
+func writeParams(buf *bytes.Buffer, params any) {
+	if params == nil {
+		return
+	}
+	var pb []byte
+	switch p := params.(type) {
+	case json.RawMessage:
+		pb = p
+	case []byte:
+		pb = p
+	default:
+		var err error
+		pb, err = json.Marshal(p)
+		if err != nil {
+			return
+		}
+	}
+	buf.WriteString(`,"params":`)
+	buf.Write(pb)
+}

@@ -1,0 +1,348 @@
+// Package runner runs the Ginkgo specs in-process against one target and
+// writes the reports (STYLE.md §7: RunSpecs from a main binary).
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/wire"
+	"github.com/mcpconform/mcpconform/internal/wire/stdio"
+	"github.com/mcpconform/mcpconform/reports"
+)
+
+// Config is one run.
+type Config struct {
+	Target *target.Target
+	// Revisions to run; nil means auto-detect.
+	Revisions []catalog.Revision
+	ReportDir string
+	// LabelFilter is a Ginkgo label expression selecting checks.
+	LabelFilter string
+	Strict      bool
+	// Progress receives one line per finished check; Summary the end summary.
+	Progress, Summary io.Writer
+	// GinkgoOutput keeps Ginkgo's own console reporter (go test); otherwise it is silenced.
+	GinkgoOutput bool
+	Version      string
+	// Budget bounds the whole run (default 10m); Window the quiet windows.
+	Budget time.Duration
+	Window time.Duration
+	// T is the Ginkgo testing handle (go test); nil in the CLI.
+	T ginkgo.GinkgoTestingT
+	// Describe is the suite description.
+	Describe string
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Report *reports.Report
+	Files  []string
+}
+
+// ErrUnreachable means the target could not be started or reached.
+var ErrUnreachable = errors.New("target unreachable")
+
+type failRecorder struct{ failed bool }
+
+func (f *failRecorder) Fail() { f.failed = true }
+
+var ginkgoOnce sync.Mutex
+
+// Run detects the eras (unless given), runs the selected checks and writes
+// report.json and junit.xml into cfg.ReportDir.
+func Run(cfg Config) (*Outcome, error) {
+	ginkgoOnce.Lock()
+	defer ginkgoOnce.Unlock()
+	if cfg.Budget <= 0 {
+		cfg.Budget = 10 * time.Minute
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.Summary == nil {
+		cfg.Summary = io.Discard
+	}
+	if cfg.Describe == "" {
+		cfg.Describe = "mcpconform"
+	}
+	started := time.Now()
+	tg := cfg.Target
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*tg.Timeout+10*time.Second)
+	det := tg.Detect(ctx)
+	cancel()
+	if det.Unreachable != nil {
+		return nil, fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
+	}
+	env := &conform.Env{Target: tg, Window: cfg.Window}
+	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
+	for _, r := range det.Revisions {
+		if r.IsLegacy() {
+			env.SupportsLegacy = true
+		}
+	}
+	revs := det.Revisions
+	if cfg.Revisions != nil {
+		revs = cfg.Revisions
+		for _, r := range revs {
+			if r.IsLegacy() {
+				env.SupportsLegacy = true
+			} else {
+				env.SupportsModern = true
+			}
+		}
+	}
+	if len(revs) == 0 {
+		return nil, fmt.Errorf("%w: the target supports no revision mcpconform knows\n  %s", ErrUnreachable, strings.Join(det.Notes, "\n  "))
+	}
+	env.Revisions = revs
+	var notRun []string
+	for _, n := range det.Notes {
+		if strings.Contains(n, "not supported") || strings.Contains(n, "not run") || strings.Contains(n, "no answer") {
+			notRun = append(notRun, n)
+		}
+	}
+	env.NotRun = strings.Join(notRun, "; ")
+	defer env.Close()
+
+	rep := &reports.Report{
+		SchemaVersion: reports.SchemaVersion,
+		Tool:          reports.Tool{Name: "mcpconform", Version: cfg.Version},
+		Target:        targetOf(tg),
+		Detection:     det.Notes,
+		StartedAt:     started,
+	}
+	for _, r := range revs {
+		rep.Revisions = append(rep.Revisions, string(r))
+		era := reports.Era{Revision: string(r)}
+		ectx, ecancel := context.WithTimeout(context.Background(), 2*tg.Timeout+5*time.Second)
+		s, err := env.Shared(ectx, r)
+		ecancel()
+		if err != nil {
+			era.Error = err.Error()
+		} else {
+			era.ServerInfo = s.ServerInfo()
+			if b, err := json.Marshal(s.Capabilities()); err == nil && s.Capabilities() != nil {
+				era.Capabilities = b
+			}
+		}
+		rep.Eras = append(rep.Eras, era)
+	}
+	for _, e := range rep.Eras { // newest revision first in revs order: take the first usable
+		if e.Error == "" {
+			rep.Revision, rep.ServerInfo, rep.Capabilities = e.Revision, e.ServerInfo, e.Capabilities
+			break
+		}
+	}
+	if rep.Revision == "" {
+		rep.Revision = string(revs[0])
+	}
+
+	conform.SetEnv(env)
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig.LabelFilter = cfg.LabelFilter
+	suiteConfig.RandomSeed = 1
+	suiteConfig.Timeout = cfg.Budget
+	suiteConfig.FailOnEmpty = false
+	reporterConfig.NoColor = true
+	if !cfg.GinkgoOutput {
+		formatter.ColorableStdOut = io.Discard
+		reporterConfig.Succinct = true
+	}
+
+	if err := validate(cfg.Describe, suiteConfig, reporterConfig); err != nil {
+		return nil, err
+	}
+	conform.ResetRegistrations()
+
+	var out Outcome
+	var total, done int
+	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) { total = r.PreRunStats.SpecsThatWillRun })
+	ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			return
+		}
+		done++
+		if o := outcomeOf(sr); o != nil {
+			fmt.Fprintf(cfg.Progress, "[%3d/%d] %-5s %-9s %-10s %s\n", done, total, o.Verdict, o.Requirement, o.Revision, sr.LeafNodeText)
+		}
+	})
+	ginkgo.ReportAfterSuite("mcpconform reports", func(gr ginkgo.Report) {
+		rep.Results = resultsOf(gr)
+		reports.SortResults(rep.Results)
+		rep.Summary = reports.Summarize(rep.Results, cfg.Strict)
+		rep.DurationMs = time.Since(started).Milliseconds()
+		rep.Interrupted = slices.ContainsFunc(gr.SpecialSuiteFailureReasons, func(s string) bool {
+			return strings.Contains(strings.ToLower(s), "interrupt") || strings.Contains(strings.ToLower(s), "timeout")
+		})
+		rep.Stderr = tg.Recorder.Redactor().String(stderrOf(env))
+		out.Report = rep
+		out.Files = writeReports(cfg, rep, gr)
+	})
+
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	t := cfg.T
+	if t == nil {
+		t = &failRecorder{}
+	}
+	ginkgo.RunSpecs(t, cfg.Describe, suiteConfig, reporterConfig)
+	if out.Report == nil {
+		return nil, errors.New("the run ended without a report")
+	}
+	reports.Terminal(cfg.Summary, out.Report, out.Files)
+	return &out, nil
+}
+
+func writeReports(cfg Config, rep *reports.Report, gr ginkgo.Report) []string {
+	if cfg.ReportDir == "" {
+		return nil
+	}
+	var files []string
+	if p, err := reports.WriteJSON(cfg.ReportDir, rep); err == nil {
+		files = append(files, p)
+	} else {
+		fmt.Fprintf(os.Stderr, "mcpconform: writing report.json: %v\n", err)
+	}
+	if p, err := reports.WriteJUnit(cfg.ReportDir, gr, reports.Index(rep.Results), cfg.Strict); err == nil {
+		files = append(files, p)
+	} else {
+		fmt.Fprintf(os.Stderr, "mcpconform: writing junit.xml: %v\n", err)
+	}
+	return files
+}
+
+func stderrOf(env *conform.Env) string {
+	var b strings.Builder
+	env.EachShared(func(c wire.Conn) {
+		if sc, ok := c.(*stdio.Conn); ok {
+			if s := sc.Stderr(); s != "" {
+				fmt.Fprintf(&b, "--- %s stderr ---\n%s\n", sc.Name(), s)
+			}
+		}
+	})
+	return b.String()
+}
+
+func targetOf(t *target.Target) reports.Target {
+	rt := reports.Target{Transport: t.Transport(), URL: t.Recorder.Redactor().String(t.URL)}
+	for _, a := range t.Command {
+		rt.Command = append(rt.Command, t.Recorder.Redactor().String(a))
+	}
+	if t.Bearer != "" {
+		rt.Auth = "bearer token from " + t.BearerSource
+	}
+	for k := range t.Header {
+		rt.Headers = append(rt.Headers, k)
+	}
+	slices.Sort(rt.Headers)
+	return rt
+}
+
+func outcomeOf(sr types.SpecReport) *conform.Outcome {
+	for _, e := range sr.ReportEntries {
+		if e.Name == conform.EntryName {
+			if o, ok := e.GetRawValue().(*conform.Outcome); ok {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+func resultsOf(gr ginkgo.Report) []reports.Result {
+	var out []reports.Result
+	for _, sr := range gr.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		o := outcomeOf(sr)
+		req, rev, transport := labelValue(sr, "req"), labelValue(sr, "rev"), labelValue(sr, "transport")
+		if o == nil {
+			if sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending {
+				continue // not selected
+			}
+			o = &conform.Outcome{Requirement: req, Revision: catalog.Revision(rev), Transport: transport, Verdict: conform.ERROR,
+				Message: fmt.Sprintf("check ended %s: %s", sr.State, sr.Failure.Message)}
+			if r, ok := catalog.Get(req); ok {
+				o.Level = r.LevelFor(catalog.Revision(rev))
+			}
+		}
+		res := reports.Result{
+			Requirement: o.Requirement, Level: string(o.Level), Verdict: string(o.Verdict), Transport: o.Transport,
+			Revision: string(o.Revision), Message: o.Message, Expected: o.Expected, Actual: o.Actual, Notes: o.Notes,
+			DurationMs: float64(sr.RunTime.Microseconds()) / 1000, Transcript: reports.TranscriptOf(o.Frames),
+		}
+		if r, ok := catalog.Get(o.Requirement); ok {
+			res.Title, res.Area, res.Statement, res.Source = r.Title, r.Area(), r.Statement, r.Source
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func labelValue(sr types.SpecReport, key string) string {
+	for _, l := range sr.Labels() {
+		if v, ok := strings.CutPrefix(l, key+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// validate previews the tree: every spec has exactly one requirement
+// label, every label key is known, and no requirement is registered twice
+// for one revision.
+func validate(desc string, sc types.SuiteConfig, rc types.ReporterConfig) error {
+	sc.LabelFilter = ""
+	preview := ginkgo.PreviewSpecs(desc, sc, rc)
+	seen := map[string]string{}
+	var problems []string
+	for _, sr := range preview.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		var reqs []string
+		for _, l := range sr.Labels() {
+			k, v, _ := strings.Cut(l, ":")
+			if !slices.Contains(conform.LabelKeys, k) {
+				problems = append(problems, fmt.Sprintf("%s: unknown label %q", sr.LeafNodeLocation, l))
+			}
+			if k == "req" {
+				reqs = append(reqs, v)
+			}
+		}
+		if len(reqs) != 1 {
+			problems = append(problems, fmt.Sprintf("%s: spec %q has %d requirement labels, want 1", sr.LeafNodeLocation, sr.FullText(), len(reqs)))
+			continue
+		}
+		if _, ok := catalog.Get(reqs[0]); !ok {
+			problems = append(problems, fmt.Sprintf("%s: unknown requirement %s", sr.LeafNodeLocation, reqs[0]))
+		}
+		key := reqs[0] + "@" + labelValue(sr, "rev")
+		if prev, dup := seen[key]; dup {
+			problems = append(problems, fmt.Sprintf("%s: requirement %s registered twice for %s (also at %s)", sr.LeafNodeLocation, reqs[0], labelValue(sr, "rev"), prev))
+		}
+		seen[key] = sr.LeafNodeLocation.String()
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the spec tree is invalid:\n  %s", strings.Join(problems, "\n  "))
+	}
+	return nil
+}

@@ -1,0 +1,686 @@
+// Package session speaks MCP over a wire.Conn in either era: the legacy
+// initialize handshake (2024-11-05 … 2025-11-25) or the stateless
+// 2026-07-28 revision with per-request _meta and server/discover. It
+// correlates responses by id (keeping the JSON type), records every
+// message that was not an answer to a call, and never blocks without a
+// deadline.
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/wire"
+	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
+)
+
+// Meta keys of 2026-07-28.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+)
+
+// HTTP header names.
+const (
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+)
+
+// ClientName and ClientVersion identify the harness in clientInfo.
+var (
+	ClientName    = "mcpconform"
+	ClientVersion = "dev"
+)
+
+// Options configure a Session.
+type Options struct {
+	// Revision is the revision the session speaks. For a legacy revision it
+	// is what initialize requests; the negotiated one may differ.
+	Revision catalog.Revision
+	// Timeout bounds each call that has no deadline of its own (default 5s).
+	Timeout time.Duration
+	// Recorder receives harness notes (the conn records frames itself).
+	Recorder *wire.Recorder
+}
+
+// Event is an incoming frame that was not the answer to a call: a
+// notification, a server request, an unsolicited response, a non-JSON line,
+// an HTTP body, or the end of the connection.
+type Event struct {
+	Frame wire.Frame
+	// Msg is the decoded message (nil when the payload was not a JSON object).
+	Msg *jsonrpc.Message
+	// DecodeErr says why Msg is nil for a KindMessage frame.
+	DecodeErr error
+	// Unsolicited is set for a response whose id matches no request in flight.
+	Unsolicited bool
+}
+
+// Response is the outcome of one call.
+type Response struct {
+	// ID is the id the request was sent with.
+	ID jsonrpc.ID
+	// Msg is the matched response (nil when none came).
+	Msg *jsonrpc.Message
+	// Frame carried Msg.
+	Frame wire.Frame
+	// IDTypeMismatch is set when the response id matched the request only
+	// when the JSON type was ignored (7 answered as "7").
+	IDTypeMismatch bool
+	// Reply is the HTTP reply head of the request (nil on stdio).
+	Reply *wire.Reply
+	// Exchange holds every frame of the HTTP exchange (nil on stdio).
+	Exchange []wire.Frame
+	// Elapsed is the time from send to answer.
+	Elapsed time.Duration
+}
+
+// Status returns the HTTP status of the reply, 0 on stdio.
+func (r *Response) Status() int {
+	if r == nil || r.Reply == nil {
+		return 0
+	}
+	return r.Reply.Status
+}
+
+// Result decodes the result into v.
+func (r *Response) Result(v any) error {
+	if r == nil || r.Msg == nil || !r.Msg.HasResult {
+		return errors.New("no result")
+	}
+	return json.Unmarshal(r.Msg.Result, v)
+}
+
+// ErrorCode returns the JSON-RPC error code when the response is an error.
+func (r *Response) ErrorCode() (int64, bool) {
+	if r == nil || r.Msg == nil {
+		return 0, false
+	}
+	return r.Msg.ErrorCode()
+}
+
+// IsResult reports a response with a result member.
+func (r *Response) IsResult() bool { return r != nil && r.Msg != nil && r.Msg.HasResult }
+
+// IsError reports an error response without a result.
+func (r *Response) IsError() bool { return r != nil && r.Msg != nil && r.Msg.IsError() }
+
+// Describe renders the response for a failure message.
+func (r *Response) Describe() string {
+	if r == nil {
+		return "no response"
+	}
+	var b strings.Builder
+	if r.Reply != nil {
+		fmt.Fprintf(&b, "HTTP %d", r.Reply.Status)
+		if ct := r.Reply.Header.Get("Content-Type"); ct != "" {
+			fmt.Fprintf(&b, " (%s)", ct)
+		}
+		b.WriteString(": ")
+	}
+	if r.Msg == nil {
+		b.WriteString("no JSON-RPC response")
+		for _, f := range r.Exchange {
+			if f.Dir == wire.In && (f.Kind == wire.KindBody || f.Kind == wire.KindMessage) {
+				fmt.Fprintf(&b, "; body %s", clip(f.Raw, 300))
+				break
+			}
+		}
+		return b.String()
+	}
+	b.WriteString(clip(r.Msg.Raw, 600))
+	return b.String()
+}
+
+func clip(b []byte, n int) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// ErrNoResponse is returned when the HTTP reply of a request ended without
+// a JSON-RPC response to it; the Response still carries the reply.
+var ErrNoResponse = errors.New("no JSON-RPC response to the request")
+
+type call struct {
+	id       jsonrpc.ID
+	exchange atomic.Int64
+	done     chan struct{}
+	resp     *Response
+	sent     time.Time
+	frames   []wire.Frame // HTTP exchange frames
+	ended    bool
+}
+
+// Session is one MCP client session over one connection.
+type Session struct {
+	conn wire.Conn
+	opts Options
+	rec  *wire.Recorder
+
+	nextID atomic.Int64
+
+	mu        sync.Mutex
+	pending   map[string]*call // by ID.Key()
+	loose     map[string]*call // by ID.LooseKey()
+	byExch    map[int64]*call
+	events    []Event
+	eventSig  chan struct{}
+	closed    bool
+	closedErr error
+
+	// Legacy state.
+	negotiated catalog.Revision
+	sessionID  string
+	initResult json.RawMessage
+
+	// Modern state.
+	discover json.RawMessage
+
+	dispatchDone chan struct{}
+	stop         context.CancelFunc
+}
+
+// New starts a session over conn. Nothing is sent yet.
+func New(conn wire.Conn, opts Options) *Session {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Session{
+		conn:         conn,
+		opts:         opts,
+		rec:          opts.Recorder,
+		pending:      map[string]*call{},
+		loose:        map[string]*call{},
+		byExch:       map[int64]*call{},
+		eventSig:     make(chan struct{}),
+		dispatchDone: make(chan struct{}),
+		stop:         cancel,
+	}
+	go s.dispatch(ctx)
+	return s
+}
+
+// Conn returns the underlying connection.
+func (s *Session) Conn() wire.Conn { return s.conn }
+
+// Transport returns the transport name.
+func (s *Session) Transport() string { return s.conn.Transport() }
+
+// Revision returns the revision in use: the negotiated one after a legacy
+// handshake, otherwise the configured one.
+func (s *Session) Revision() catalog.Revision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.negotiated != "" {
+		return s.negotiated
+	}
+	return s.opts.Revision
+}
+
+// Modern reports whether the session speaks 2026-07-28.
+func (s *Session) Modern() bool { return !s.opts.Revision.IsLegacy() }
+
+// Timeout is the default per-call deadline.
+func (s *Session) Timeout() time.Duration { return s.opts.Timeout }
+
+// NewID allocates a fresh integer id.
+func (s *Session) NewID() jsonrpc.ID { return jsonrpc.IntID(s.nextID.Add(1)) }
+
+func (s *Session) dispatch(ctx context.Context) {
+	defer close(s.dispatchDone)
+	for {
+		f, err := s.conn.Recv(ctx)
+		if err != nil {
+			s.mu.Lock()
+			s.closed = true
+			s.closedErr = err
+			for _, c := range s.pending {
+				s.finishLocked(c, nil)
+			}
+			s.signalLocked()
+			s.mu.Unlock()
+			return
+		}
+		s.handle(ctx, f)
+	}
+}
+
+func (s *Session) signalLocked() {
+	close(s.eventSig)
+	s.eventSig = make(chan struct{})
+}
+
+func (s *Session) finishLocked(c *call, resp *Response) {
+	if c.resp != nil || isClosed(c.done) {
+		return
+	}
+	if resp == nil {
+		resp = &Response{ID: c.id}
+	}
+	resp.Exchange = c.frames
+	resp.Elapsed = time.Since(c.sent)
+	c.resp = resp
+	delete(s.pending, c.id.Key())
+	if s.loose[c.id.LooseKey()] == c {
+		delete(s.loose, c.id.LooseKey())
+	}
+	close(c.done)
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Session) handle(ctx context.Context, f wire.Frame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var exch *call
+	if f.Exchange != 0 {
+		exch = s.byExch[f.Exchange]
+		if exch != nil {
+			exch.frames = append(exch.frames, f)
+		}
+	}
+	switch f.Kind {
+	case wire.KindNote:
+		if f.Note == wire.NoteExchangeEnd {
+			if exch != nil {
+				delete(s.byExch, f.Exchange)
+				s.finishLocked(exch, nil)
+			}
+			return
+		}
+		return
+	case wire.KindMessage:
+	default:
+		s.events = append(s.events, Event{Frame: f})
+		s.signalLocked()
+		return
+	}
+	msg, err := jsonrpc.Decode(f.Raw)
+	if err != nil {
+		s.events = append(s.events, Event{Frame: f, DecodeErr: err})
+		s.signalLocked()
+		return
+	}
+	if msg.Kind() == jsonrpc.KindResponse && msg.HasID {
+		if c, ok := s.pending[msg.ID.Key()]; ok {
+			s.finishLocked(c, &Response{ID: c.id, Msg: msg, Frame: f, Reply: nil})
+			return
+		}
+		if c, ok := s.loose[msg.ID.LooseKey()]; ok && !msg.ID.IsNull() {
+			s.finishLocked(c, &Response{ID: c.id, Msg: msg, Frame: f, IDTypeMismatch: true})
+			return
+		}
+	}
+	ev := Event{Frame: f, Msg: msg, Unsolicited: msg.Kind() == jsonrpc.KindResponse}
+	s.events = append(s.events, ev)
+	s.signalLocked()
+	if msg.Kind() == jsonrpc.KindRequest && !s.Modern() {
+		go s.answerServerRequest(ctx, msg)
+	}
+}
+
+// answerServerRequest replies to a legacy server→client request: ping gets
+// {}, anything else "method not found" (the harness declares no client
+// capabilities unless a check says otherwise).
+func (s *Session) answerServerRequest(ctx context.Context, msg *jsonrpc.Message) {
+	if !msg.ID.Valid() {
+		return
+	}
+	var payload []byte
+	if msg.Method == "ping" {
+		payload = jsonrpc.Response(msg.ID, struct{}{})
+	} else {
+		payload = jsonrpc.ErrorResponse(msg.ID, jsonrpc.CodeMethodNotFound, "mcpconform does not offer "+msg.Method)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	_, _ = s.conn.Send(cctx, payload, &wire.SendOptions{Header: s.legacyHeaders()})
+}
+
+// Events returns the events whose frame Seq is greater than after.
+func (s *Session) Events(after int64) []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Event
+	for _, e := range s.events {
+		if e.Frame.Seq > after {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// WaitEvent waits until an event after seq satisfies pred, ctx ends, or the
+// connection closes. It returns the event and true when found.
+func (s *Session) WaitEvent(ctx context.Context, after int64, pred func(Event) bool) (Event, bool) {
+	for {
+		s.mu.Lock()
+		for _, e := range s.events {
+			if e.Frame.Seq > after && pred(e) {
+				s.mu.Unlock()
+				return e, true
+			}
+		}
+		sig, closed := s.eventSig, s.closed
+		s.mu.Unlock()
+		if closed {
+			return Event{}, false
+		}
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return Event{}, false
+		}
+	}
+}
+
+// Closed reports whether the connection has ended, with the reason.
+func (s *Session) Closed() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed, s.closedErr
+}
+
+// CallOptions tune one call.
+type CallOptions struct {
+	// ID overrides the allocated id.
+	ID *jsonrpc.ID
+	// Meta replaces the modern _meta the session would add; NoMeta sends
+	// params without _meta (and no params at all when params is nil).
+	Meta   map[string]any
+	NoMeta bool
+	// Header adds or overrides HTTP headers; Remove deletes headers.
+	Header http.Header
+	Remove []string
+	// Timeout overrides the session's per-call deadline.
+	Timeout time.Duration
+}
+
+// Call sends a request and waits for its response. In the modern era the
+// required _meta is merged into params and the 2026-07-28 HTTP headers are
+// set; in the legacy era the session id and protocol version headers are.
+// A response is returned whenever one came; err reports a timeout, a closed
+// connection, or an HTTP reply without a response (ErrNoResponse).
+func (s *Session) Call(ctx context.Context, method string, params any, o *CallOptions) (*Response, error) {
+	if o == nil {
+		o = &CallOptions{}
+	}
+	var p json.RawMessage
+	var err error
+	if s.Modern() && !o.NoMeta {
+		meta := o.Meta
+		if meta == nil {
+			meta = s.ModernMeta()
+		}
+		p, err = withMeta(params, meta)
+	} else if params != nil {
+		p, err = json.Marshal(params)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("params: %w", err)
+	}
+	id := s.NewID()
+	if o.ID != nil {
+		id = *o.ID
+	}
+	var payload []byte
+	if p == nil {
+		payload = jsonrpc.Request(id, method, nil)
+	} else {
+		payload = jsonrpc.Request(id, method, p)
+	}
+	hdr := s.headersFor(method, p)
+	for k, v := range o.Header {
+		hdr[k] = v
+	}
+	return s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout)
+}
+
+// CallRaw sends payload (which must carry id) and waits for the response
+// with that id.
+func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
+	if timeout <= 0 {
+		timeout = s.opts.Timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := &call{id: id, done: make(chan struct{}), sent: time.Now()}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%w: %v", wire.ErrClosed, s.closedErr)
+	}
+	if _, dup := s.pending[id.Key()]; dup {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("id %s already in flight", id)
+	}
+	s.pending[id.Key()] = c
+	if !id.IsZero() {
+		if _, taken := s.loose[id.LooseKey()]; !taken {
+			s.loose[id.LooseKey()] = c
+		}
+	}
+	s.mu.Unlock()
+
+	reply, err := s.conn.Send(ctx, payload, so)
+	if err != nil {
+		s.mu.Lock()
+		s.finishLocked(c, nil)
+		s.mu.Unlock()
+		return nil, err
+	}
+	if reply != nil {
+		c.exchange.Store(reply.Exchange)
+		s.mu.Lock()
+		if c.resp == nil {
+			s.byExch[reply.Exchange] = c
+		}
+		s.mu.Unlock()
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		s.mu.Lock()
+		s.finishLocked(c, nil)
+		s.mu.Unlock()
+		return s.withReply(c, reply), fmt.Errorf("%w: no response to %s within %s", wire.ErrTimeout, id, timeout)
+	}
+	resp := s.withReply(c, reply)
+	if resp.Msg == nil {
+		if closed, cerr := s.Closed(); closed && reply == nil {
+			return resp, fmt.Errorf("%w: %v", wire.ErrClosed, cerr)
+		}
+		return resp, ErrNoResponse
+	}
+	return resp, nil
+}
+
+func (s *Session) withReply(c *call, reply *wire.Reply) *Response {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	resp := c.resp
+	if resp == nil {
+		resp = &Response{ID: c.id, Exchange: c.frames, Elapsed: time.Since(c.sent)}
+	}
+	resp.Reply = reply
+	if reply != nil {
+		delete(s.byExch, reply.Exchange)
+	}
+	return resp
+}
+
+// Notify sends a notification. On HTTP the reply head is returned.
+func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.Reply, error) {
+	var p json.RawMessage
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return nil, err
+		}
+	}
+	var payload []byte
+	if p == nil {
+		payload = jsonrpc.Notification(method, nil)
+	} else {
+		payload = jsonrpc.Notification(method, p)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	hdr := s.headersFor(method, p)
+	return s.conn.Send(ctx, payload, &wire.SendOptions{Header: hdr})
+}
+
+// SendRaw sends payload as is, with the session's headers for method
+// (method may be "" for none). It does not wait for anything.
+func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOptions) (*wire.Reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	return s.conn.Send(ctx, payload, so)
+}
+
+// ModernMeta returns the _meta a well-behaved 2026-07-28 client sends.
+func (s *Session) ModernMeta() map[string]any {
+	return map[string]any{
+		MetaProtocolVersion:    string(catalog.Modern),
+		MetaClientCapabilities: map[string]any{},
+		MetaClientInfo:         map[string]any{"name": ClientName, "version": ClientVersion},
+	}
+}
+
+func withMeta(params any, meta map[string]any) (json.RawMessage, error) {
+	obj := map[string]json.RawMessage{}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if string(b) != "null" {
+			if err := json.Unmarshal(b, &obj); err != nil {
+				return nil, fmt.Errorf("params must be a JSON object to carry _meta: %w", err)
+			}
+		}
+	}
+	merged := map[string]any{}
+	if old, ok := obj["_meta"]; ok {
+		_ = json.Unmarshal(old, &merged)
+	}
+	for k, v := range meta {
+		merged[k] = v
+	}
+	mb, err := json.Marshal(merged)
+	if err != nil {
+		return nil, err
+	}
+	obj["_meta"] = mb
+	return json.Marshal(obj)
+}
+
+// headersFor returns the MCP HTTP headers for a request or notification.
+func (s *Session) headersFor(method string, params json.RawMessage) http.Header {
+	if s.conn.Transport() != wire.HTTP {
+		return http.Header{}
+	}
+	if !s.Modern() {
+		return s.legacyHeaders()
+	}
+	h := http.Header{}
+	h.Set(HeaderProtocolVersion, string(catalog.Modern))
+	if method != "" {
+		h.Set(HeaderMethod, streamhttp.EncodeHeaderValue(method))
+	}
+	if name, ok := NameFor(method, params); ok {
+		h.Set(HeaderName, streamhttp.EncodeHeaderValue(name))
+	}
+	return h
+}
+
+// NameFor returns the value of Mcp-Name for method: params.name for
+// tools/call and prompts/get, params.uri for resources/read.
+func NameFor(method string, params json.RawMessage) (string, bool) {
+	var field string
+	switch method {
+	case "tools/call", "prompts/get":
+		field = "name"
+	case "resources/read":
+		field = "uri"
+	default:
+		return "", false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return "", false
+	}
+	var v string
+	if json.Unmarshal(obj[field], &v) != nil {
+		return "", false
+	}
+	return v, true
+}
+
+func (s *Session) legacyHeaders() http.Header {
+	h := http.Header{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessionID != "" {
+		h.Set(HeaderSessionID, s.sessionID)
+	}
+	if s.negotiated != "" && s.negotiated >= catalog.R20250618 {
+		h.Set(HeaderProtocolVersion, string(s.negotiated))
+	}
+	return h
+}
+
+// Close ends the session: on legacy HTTP with a session id it sends DELETE;
+// then the connection is closed and the dispatcher stopped.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	sid := s.sessionID
+	s.mu.Unlock()
+	if sid != "" {
+		if d, ok := s.conn.(wire.HTTPDoer); ok {
+			ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+			reply, err := d.Do(ctx, http.MethodDelete, nil, &wire.SendOptions{Header: s.legacyHeaders()})
+			if err == nil && reply != nil {
+				select {
+				case <-reply.Done:
+				case <-ctx.Done():
+				}
+			}
+			cancel()
+		}
+	}
+	err := s.conn.Close()
+	s.stop()
+	select {
+	case <-s.dispatchDone:
+	case <-time.After(2 * time.Second):
+	}
+	return err
+}

@@ -1,0 +1,187 @@
+// Package target describes the server under test and opens connections to
+// it: a command launched over stdio, or a Streamable HTTP endpoint.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+	"github.com/mcpconform/mcpconform/internal/wire/stdio"
+	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
+)
+
+// Target is the server under test.
+type Target struct {
+	// Command (stdio) or URL (HTTP); exactly one is set.
+	Command []string
+	Env     []string
+	Dir     string
+	URL     string
+	// Bearer is the token value (never printed; registered with the redactor).
+	Bearer string
+	// BearerSource says where the token came from ("env MCP_TOKEN"), for reports.
+	BearerSource string
+	// Header holds extra HTTP headers.
+	Header http.Header
+	// Timeout bounds each read (per request).
+	Timeout time.Duration
+	// Recorder records all traffic.
+	Recorder *wire.Recorder
+
+	seq atomic.Int64
+}
+
+// Transport returns wire.Stdio or wire.HTTP.
+func (t *Target) Transport() string {
+	if t.URL != "" {
+		return wire.HTTP
+	}
+	return wire.Stdio
+}
+
+// Describe renders the target for humans (secrets never included).
+func (t *Target) Describe() string {
+	if t.URL != "" {
+		return t.URL
+	}
+	return strings.Join(t.Command, " ")
+}
+
+// Validate checks the target configuration.
+func (t *Target) Validate() error {
+	switch {
+	case t.URL == "" && len(t.Command) == 0:
+		return errors.New("no target: give a command after -- or --url")
+	case t.URL != "" && len(t.Command) > 0:
+		return errors.New("give either a command or --url, not both")
+	case t.URL != "":
+		u, err := url.Parse(t.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--url %q is not an http(s) URL", t.URL)
+		}
+	}
+	return nil
+}
+
+// Connect opens a new connection: a new process on stdio, a new HTTP
+// client (and so new TCP connections) on HTTP.
+func (t *Target) Connect() (wire.Conn, error) {
+	n := t.seq.Add(1)
+	if t.URL != "" {
+		hdr := t.Header.Clone()
+		return streamhttp.New(streamhttp.Options{
+			URL:      t.URL,
+			Name:     fmt.Sprintf("http#%d", n),
+			Header:   hdr,
+			Bearer:   t.Bearer,
+			Recorder: t.Recorder,
+		})
+	}
+	return stdio.Start(stdio.Options{
+		Command:  t.Command,
+		Env:      t.Env,
+		Dir:      t.Dir,
+		Name:     fmt.Sprintf("stdio#%d", n),
+		Recorder: t.Recorder,
+	})
+}
+
+// Session opens a new connection and wraps it in a session for rev
+// (nothing is sent yet).
+func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
+	conn, err := t.Connect()
+	if err != nil {
+		return nil, err
+	}
+	return session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder}), nil
+}
+
+// Open opens a session for rev and performs the era's handshake.
+func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
+	s, err := t.Session(rev)
+	if err != nil {
+		return nil, err
+	}
+	if rev.IsLegacy() {
+		err = s.OpenLegacy(ctx)
+	} else {
+		err = s.OpenModern(ctx)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Detection is the outcome of probing the target's eras.
+type Detection struct {
+	// Revisions to run, modern first.
+	Revisions []catalog.Revision
+	// Notes explains the decision for each era (for the report).
+	Notes []string
+	// Unreachable is set when neither probe got any answer (transport failure).
+	Unreachable error
+}
+
+// Detect probes the eras as the spec's backward-compatibility rules say: a
+// 2026-07-28 server/discover probe first, then initialize with the newest
+// legacy revision. Each probe uses a fresh connection.
+func (t *Target) Detect(ctx context.Context) Detection {
+	var d Detection
+	var modernErr, legacyErr error
+
+	s, err := t.Session(catalog.Modern)
+	if err != nil {
+		d.Unreachable = err
+		return d
+	}
+	resp, err := s.Discover(ctx)
+	switch {
+	case err == nil && resp.IsResult():
+		d.Revisions = append(d.Revisions, catalog.Modern)
+		d.Notes = append(d.Notes, "2026-07-28: server/discover answered with a result")
+	case resp != nil && resp.Msg != nil:
+		d.Notes = append(d.Notes, "2026-07-28: server/discover answered "+resp.Describe()+"; treated as not supported")
+	default:
+		modernErr = err
+		d.Notes = append(d.Notes, fmt.Sprintf("2026-07-28: no answer to server/discover (%v); treated as not supported", err))
+	}
+	s.Close()
+
+	s, err = t.Session(catalog.LatestLegacy)
+	if err != nil {
+		d.Unreachable = err
+		return d
+	}
+	resp, err = s.Initialize(ctx, string(catalog.LatestLegacy))
+	switch {
+	case err == nil:
+		rev := s.Revision()
+		if rev.Known() && rev.IsLegacy() {
+			d.Revisions = append(d.Revisions, rev)
+			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) negotiated %s", catalog.LatestLegacy, rev))
+		} else {
+			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) answered protocolVersion %q, not a legacy revision; legacy era not run", catalog.LatestLegacy, rev))
+		}
+	case resp != nil && resp.Msg != nil:
+		d.Notes = append(d.Notes, "legacy: initialize answered "+resp.Describe()+"; treated as not supported")
+	default:
+		legacyErr = err
+		d.Notes = append(d.Notes, fmt.Sprintf("legacy: no answer to initialize (%v)", err))
+	}
+	s.Close()
+	if len(d.Revisions) == 0 && modernErr != nil && legacyErr != nil {
+		d.Unreachable = fmt.Errorf("the target answered neither probe: %v", legacyErr)
+	}
+	return d
+}

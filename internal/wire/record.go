@@ -1,0 +1,232 @@
+package wire
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Redactor removes secrets from everything that is recorded or reported.
+// It is safe for concurrent use.
+type Redactor struct {
+	mu      sync.RWMutex
+	secrets [][]byte
+	headers map[string]bool // canonical header names whose values are secret
+}
+
+// Redacted replaces every secret.
+const Redacted = "[REDACTED]"
+
+// NewRedactor returns a redactor that hides Authorization (and
+// Proxy-Authorization, Cookie) header values and the given secret strings.
+func NewRedactor(secrets ...string) *Redactor {
+	r := &Redactor{headers: map[string]bool{
+		"Authorization":       true,
+		"Proxy-Authorization": true,
+		"Cookie":              true,
+		"Set-Cookie":          true,
+	}}
+	for _, s := range secrets {
+		r.AddSecret(s)
+	}
+	return r
+}
+
+// AddSecret registers a value that must never appear in output. Values
+// shorter than 4 bytes are ignored (they would redact ordinary text).
+func (r *Redactor) AddSecret(s string) {
+	if r == nil || len(s) < 4 {
+		return
+	}
+	r.mu.Lock()
+	r.secrets = append(r.secrets, []byte(s))
+	r.mu.Unlock()
+}
+
+// AddHeader marks a header name whose values are secret.
+func (r *Redactor) AddHeader(name string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.headers[http.CanonicalHeaderKey(name)] = true
+	r.mu.Unlock()
+}
+
+// Bytes returns b with every secret replaced; b itself is not modified.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r == nil {
+		return b
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := b
+	for _, s := range r.secrets {
+		if bytes.Contains(out, s) {
+			out = bytes.ReplaceAll(out, s, []byte(Redacted))
+		}
+	}
+	return out
+}
+
+// String is Bytes for strings.
+func (r *Redactor) String(s string) string {
+	if r == nil {
+		return s
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, sec := range r.secrets {
+		s = strings.ReplaceAll(s, string(sec), Redacted)
+	}
+	return s
+}
+
+// Header returns a redacted copy of h.
+func (r *Redactor) Header(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		ck := http.CanonicalHeaderKey(k)
+		secret := false
+		if r != nil {
+			r.mu.RLock()
+			secret = r.headers[ck]
+			r.mu.RUnlock()
+		}
+		cp := make([]string, len(vs))
+		for i, v := range vs {
+			switch {
+			case secret:
+				cp[i] = redactHeaderValue(v)
+			default:
+				cp[i] = r.String(v)
+			}
+		}
+		out[k] = cp
+	}
+	return out
+}
+
+// redactHeaderValue keeps an auth scheme ("Bearer") visible and hides the rest.
+func redactHeaderValue(v string) string {
+	if i := strings.IndexByte(v, ' '); i > 0 && i < 16 {
+		return v[:i+1] + Redacted
+	}
+	return Redacted
+}
+
+// Recorder keeps every frame of a run, in order, with secrets redacted.
+// It bounds its memory: once MaxBytes of payload are retained, later frames
+// keep only their first KeepOnOverflow bytes.
+type Recorder struct {
+	mu       sync.Mutex
+	frames   []Frame
+	seq      int64
+	bytes    int64
+	dropped  int64
+	redactor *Redactor
+
+	// MaxBytes bounds the payload bytes kept; later frames keep only their
+	// first KeepOnOverflow bytes. MaxFrames bounds the number of frames kept.
+	MaxBytes       int64
+	KeepOnOverflow int
+	MaxFrames      int
+}
+
+// NewRecorder returns a recorder that redacts with r (which may be nil).
+func NewRecorder(r *Redactor) *Recorder {
+	return &Recorder{redactor: r, MaxBytes: 64 << 20, KeepOnOverflow: 512, MaxFrames: 500_000}
+}
+
+// Redactor returns the recorder's redactor.
+func (rec *Recorder) Redactor() *Redactor { return rec.redactor }
+
+// Record stores a redacted copy of f and returns f itself (unredacted, as it
+// travelled) with Seq and Time set. A nil recorder records nothing.
+func (rec *Recorder) Record(f Frame) Frame {
+	if f.Time.IsZero() {
+		f.Time = time.Now()
+	}
+	if rec == nil {
+		return f
+	}
+	orig := f
+	raw := rec.redactor.Bytes(f.Raw)
+	if f.HTTP != nil {
+		h := *f.HTTP
+		h.Header = rec.redactor.Header(h.Header)
+		h.URL = rec.redactor.String(h.URL)
+		f.HTTP = &h
+	}
+	f.Note = rec.redactor.String(f.Note)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.seq++
+	f.Seq = rec.seq
+	orig.Seq = rec.seq
+	if rec.MaxFrames > 0 && len(rec.frames) >= rec.MaxFrames {
+		rec.dropped++
+		return orig
+	}
+	stored := f
+	if rec.MaxBytes > 0 && rec.bytes+int64(len(raw)) > rec.MaxBytes && len(raw) > rec.KeepOnOverflow {
+		raw = raw[:rec.KeepOnOverflow]
+		stored.Truncated = true
+	}
+	stored.Raw = append([]byte(nil), raw...)
+	rec.bytes += int64(len(stored.Raw))
+	rec.frames = append(rec.frames, stored)
+	return orig
+}
+
+// Dropped returns how many frames were not kept because MaxFrames was reached.
+func (rec *Recorder) Dropped() int64 {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.dropped
+}
+
+// Note records a harness annotation on a connection.
+func (rec *Recorder) Note(conn, text string) {
+	rec.Record(Frame{Conn: conn, Dir: Out, Kind: KindNote, Note: text})
+}
+
+// Seq returns the sequence number of the last recorded frame.
+func (rec *Recorder) Seq() int64 {
+	if rec == nil {
+		return 0
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.seq
+}
+
+// Since returns copies of the frames with Seq > after (at most limit, the
+// latest ones, when limit > 0).
+func (rec *Recorder) Since(after int64, limit int) []Frame {
+	if rec == nil {
+		return nil
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	// frames are sorted by Seq; find the first with Seq > after.
+	lo, hi := 0, len(rec.frames)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if rec.frames[mid].Seq <= after {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	fs := rec.frames[lo:]
+	if limit > 0 && len(fs) > limit {
+		fs = fs[len(fs)-limit:]
+	}
+	return append([]Frame(nil), fs...)
+}

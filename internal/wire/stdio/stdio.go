@@ -1,0 +1,392 @@
+// Package stdio launches a server process and speaks newline-delimited
+// JSON-RPC over its stdin and stdout, as the MCP stdio transport says.
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Options configure a launched server.
+type Options struct {
+	// Command is the program and its arguments.
+	Command []string
+	// Env is appended to the harness's environment.
+	Env []string
+	// Dir is the working directory ("" = current).
+	Dir string
+	// Name names the connection in transcripts.
+	Name string
+	// Recorder receives every frame.
+	Recorder *wire.Recorder
+	// MaxLineBytes caps one stdout line (default 16 MiB). A longer line is
+	// delivered truncated and the rest is discarded without buffering.
+	MaxLineBytes int
+	// StderrBytes is how much of the tail of stderr is kept (default 64 KiB).
+	StderrBytes int
+	// ExitWait is how long Close waits after closing stdin before SIGTERM,
+	// and again after SIGTERM before SIGKILL (default 2s each).
+	ExitWait time.Duration
+}
+
+// Conn is a running stdio server.
+type Conn struct {
+	opts   Options
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	rec    *wire.Recorder
+
+	writeMu sync.Mutex
+
+	q *queue
+
+	stderr *tail
+
+	exited   chan struct{}
+	exitErr  error
+	readDone chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start launches the command in its own process group.
+func Start(opts Options) (*Conn, error) {
+	if len(opts.Command) == 0 {
+		return nil, errors.New("stdio: no command")
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = 16 << 20
+	}
+	if opts.StderrBytes <= 0 {
+		opts.StderrBytes = 64 << 10
+	}
+	if opts.ExitWait <= 0 {
+		opts.ExitWait = 2 * time.Second
+	}
+	if opts.Name == "" {
+		opts.Name = "stdio"
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
+	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Dir = opts.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("cannot start %q: %w", opts.Command[0], err)
+	}
+	// The child holds its own copies now.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+
+	c := &Conn{
+		opts:     opts,
+		cmd:      cmd,
+		stdin:    inW,
+		stdout:   outR,
+		rec:      opts.Recorder,
+		q:        newQueue(),
+		stderr:   newTail(opts.StderrBytes),
+		exited:   make(chan struct{}),
+		readDone: make(chan struct{}),
+	}
+	c.rec.Note(opts.Name, fmt.Sprintf("started pid %d", cmd.Process.Pid))
+	go c.wait()
+	go c.readStdout()
+	go c.readStderr(errR)
+	return c, nil
+}
+
+func (c *Conn) wait() {
+	c.exitErr = c.cmd.Wait()
+	close(c.exited)
+}
+
+// Name implements wire.Conn.
+func (c *Conn) Name() string { return c.opts.Name }
+
+// Transport implements wire.Conn.
+func (c *Conn) Transport() string { return wire.Stdio }
+
+// Pid returns the process id.
+func (c *Conn) Pid() int { return c.cmd.Process.Pid }
+
+// Exited is closed when the process has exited and was reaped.
+func (c *Conn) Exited() <-chan struct{} { return c.exited }
+
+// ExitState describes how the process ended ("" while it runs).
+func (c *Conn) ExitState() string {
+	select {
+	case <-c.exited:
+		if c.exitErr == nil {
+			return "exit status 0"
+		}
+		return c.exitErr.Error()
+	default:
+		return ""
+	}
+}
+
+// Stderr returns the kept tail of the server's stderr.
+func (c *Conn) Stderr() string { return c.stderr.String() }
+
+// Send implements wire.Conn: it writes payload plus a newline (no newline
+// with opts.Raw). The write respects ctx's deadline.
+func (c *Conn) Send(ctx context.Context, payload []byte, opts *wire.SendOptions) (*wire.Reply, error) {
+	raw := opts != nil && opts.Raw
+	buf := payload
+	if !raw {
+		buf = make([]byte, 0, len(payload)+1)
+		buf = append(buf, payload...)
+		buf = append(buf, '\n')
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.exited:
+		return nil, fmt.Errorf("%w: server process has exited (%s)", wire.ErrClosed, c.ExitState())
+	default:
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.stdin.SetWriteDeadline(dl)
+	} else {
+		_ = c.stdin.SetWriteDeadline(time.Time{})
+	}
+	c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.Out, Kind: wire.KindMessage, Raw: payload})
+	_, err := c.stdin.Write(buf)
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, fmt.Errorf("%w: server did not read its stdin", wire.ErrTimeout)
+		}
+		return nil, fmt.Errorf("%w: write to stdin: %v", wire.ErrClosed, err)
+	}
+	return nil, nil
+}
+
+// Recv implements wire.Conn.
+func (c *Conn) Recv(ctx context.Context) (wire.Frame, error) { return c.q.pop(ctx) }
+
+func (c *Conn) readStdout() {
+	defer close(c.readDone)
+	r := bufio.NewReaderSize(c.stdout, 64<<10)
+	max := c.opts.MaxLineBytes
+	for {
+		line, truncated, err := readLine(r, max)
+		if len(line) > 0 || (err == nil) {
+			c.q.push(c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindMessage, Raw: line, Truncated: truncated}))
+		}
+		if err != nil {
+			break
+		}
+	}
+	// stdout ended: the process closed it or exited. Report the exit state
+	// if it comes soon, so the transcript says why.
+	select {
+	case <-c.exited:
+	case <-time.After(500 * time.Millisecond):
+	}
+	note := "server closed stdout"
+	if s := c.ExitState(); s != "" {
+		note += "; process " + s
+	}
+	f := c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindClosed, Note: note})
+	c.q.push(f)
+	c.q.close()
+}
+
+// readLine reads one '\n'-terminated line, keeping at most max bytes.
+func readLine(r *bufio.Reader, max int) (line []byte, truncated bool, err error) {
+	for {
+		chunk, e := r.ReadSlice('\n')
+		room := max - len(line)
+		if room > 0 {
+			take := chunk
+			if len(take) > room {
+				take = take[:room]
+				truncated = true
+			}
+			line = append(line, take...)
+		} else if len(chunk) > 0 {
+			truncated = true
+		}
+		switch {
+		case e == nil:
+			return bytes.TrimSuffix(line, []byte{'\n'}), truncated, nil
+		case errors.Is(e, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, truncated, e
+		}
+	}
+}
+
+func (c *Conn) readStderr(f *os.File) {
+	defer f.Close()
+	_, _ = io.Copy(c.stderr, f)
+}
+
+// Close runs the spec's shutdown: close stdin, wait, SIGTERM, wait, SIGKILL.
+// The whole process group is signalled and the process is always reaped.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.writeMu.Lock()
+		c.stdin.Close()
+		c.writeMu.Unlock()
+		pgid := c.cmd.Process.Pid
+		select {
+		case <-c.exited:
+		case <-time.After(c.opts.ExitWait):
+			c.rec.Note(c.opts.Name, "no exit after stdin EOF; SIGTERM sent to the process group")
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			select {
+			case <-c.exited:
+			case <-time.After(c.opts.ExitWait):
+				c.rec.Note(c.opts.Name, "no exit after SIGTERM; SIGKILL sent to the process group")
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				<-c.exited
+			}
+		}
+		// Children left in the group would keep pipes open: end them too.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		select {
+		case <-c.readDone:
+		case <-time.After(200 * time.Millisecond):
+			c.stdout.Close() // unblocks the reader when a grandchild holds stdout
+			<-c.readDone
+		}
+		c.stdout.Close()
+		c.rec.Note(c.opts.Name, "process "+c.ExitState())
+	})
+	return c.closeErr
+}
+
+// CloseStdinAndWait reports whether the process exits within d after stdin EOF,
+// without signalling it (for shutdown checks). It closes stdin.
+func (c *Conn) CloseStdinAndWait(d time.Duration) bool {
+	c.writeMu.Lock()
+	c.stdin.Close()
+	c.writeMu.Unlock()
+	select {
+	case <-c.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// queue is an unbounded FIFO of frames with a blocking, cancellable pop.
+type queue struct {
+	mu     sync.Mutex
+	items  []wire.Frame
+	notify chan struct{}
+	closed bool
+}
+
+func newQueue() *queue { return &queue{notify: make(chan struct{}, 1)} }
+
+func (q *queue) push(f wire.Frame) {
+	q.mu.Lock()
+	q.items = append(q.items, f)
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) pop(ctx context.Context) (wire.Frame, error) {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			f := q.items[0]
+			q.items[0] = wire.Frame{}
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			return f, nil
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return wire.Frame{}, wire.ErrClosed
+		}
+		select {
+		case <-q.notify:
+		case <-ctx.Done():
+			return wire.Frame{}, fmt.Errorf("%w: %v", wire.ErrTimeout, ctx.Err())
+		}
+	}
+}
+
+// tail keeps the last n bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	n   int
+	cut bool
+}
+
+func newTail(n int) *tail { return &tail{n: n} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.n {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.n:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cut {
+		return "…" + string(t.buf)
+	}
+	return string(t.buf)
+}

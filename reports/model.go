@@ -1,0 +1,199 @@
+// Package reports turns a run's results into the files and text people and
+// machines read: report.json (versioned, documented in docs/report-json.md),
+// junit.xml (Ginkgo's JUnit reporter, tuned) and the terminal summary.
+package reports
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// SchemaVersion of report.json. Bump the minor version for additions and
+// the major version for changes that break readers.
+const SchemaVersion = "1.0"
+
+// Report is the content of report.json.
+type Report struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Tool          Tool   `json:"tool"`
+	Target        Target `json:"target"`
+	// Revision is the newest revision the run negotiated; Revisions lists all.
+	Revision     string          `json:"revision"`
+	Revisions    []string        `json:"revisions"`
+	ServerInfo   json.RawMessage `json:"serverInfo,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	Eras         []Era           `json:"eras"`
+	Detection    []string        `json:"detection,omitempty"`
+	StartedAt    time.Time       `json:"startedAt"`
+	DurationMs   int64           `json:"durationMs"`
+	Results      []Result        `json:"results"`
+	Summary      Summary         `json:"summary"`
+	// Stderr is the kept tail of the stdio server's stderr (redacted).
+	Stderr string `json:"stderr,omitempty"`
+	// Interrupted is set when the run was stopped before all checks ran.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Tool identifies mcpconform.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target describes what was checked; secrets are never included.
+type Target struct {
+	Transport string   `json:"transport"`
+	Command   []string `json:"command,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	// Auth says where the bearer token came from ("env MCP_TOKEN"), never its value.
+	Auth string `json:"auth,omitempty"`
+	// Headers lists the names of extra headers (values are not reported).
+	Headers []string `json:"headers,omitempty"`
+}
+
+// Era is what one revision's handshake returned.
+type Era struct {
+	Revision     string          `json:"revision"`
+	ServerInfo   json.RawMessage `json:"serverInfo,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	Error        string          `json:"error,omitempty"`
+}
+
+// Result is one check: one requirement under one revision and transport.
+type Result struct {
+	Requirement string     `json:"requirement"`
+	Title       string     `json:"title"`
+	Area        string     `json:"area"`
+	Level       string     `json:"level"`
+	Verdict     string     `json:"verdict"`
+	Transport   string     `json:"transport"`
+	Revision    string     `json:"revision"`
+	Message     string     `json:"message,omitempty"`
+	Expected    string     `json:"expected,omitempty"`
+	Actual      string     `json:"actual,omitempty"`
+	Notes       []string   `json:"notes,omitempty"`
+	Statement   string     `json:"statement,omitempty"`
+	Source      string     `json:"source,omitempty"`
+	DurationMs  float64    `json:"durationMs"`
+	Transcript  []Exchange `json:"transcript,omitempty"`
+}
+
+// Exchange is one transcript entry.
+type Exchange struct {
+	Seq       int64          `json:"seq"`
+	Time      time.Time      `json:"time"`
+	Conn      string         `json:"conn"`
+	Direction string         `json:"direction"`
+	Kind      string         `json:"kind"`
+	Body      string         `json:"body,omitempty"`
+	Encoding  string         `json:"encoding,omitempty"`
+	Truncated bool           `json:"truncated,omitempty"`
+	HTTP      *wire.HTTPInfo `json:"http,omitempty"`
+	Exchange  int64          `json:"exchange,omitempty"`
+	Note      string         `json:"note,omitempty"`
+}
+
+// MaxBodyInReport caps each transcript body in the report.
+const MaxBodyInReport = 16 << 10
+
+// TranscriptOf converts recorded frames (already redacted) to entries.
+func TranscriptOf(frames []wire.Frame) []Exchange {
+	out := make([]Exchange, 0, len(frames))
+	for _, f := range frames {
+		e := Exchange{
+			Seq: f.Seq, Time: f.Time, Conn: f.Conn, Direction: f.Dir.String(), Kind: f.Kind.String(),
+			Truncated: f.Truncated, HTTP: f.HTTP, Exchange: f.Exchange, Note: f.Note,
+		}
+		raw := f.Raw
+		if len(raw) > MaxBodyInReport {
+			raw = raw[:MaxBodyInReport]
+			e.Truncated = true
+		}
+		if utf8.Valid(raw) {
+			e.Body = string(raw)
+		} else {
+			e.Body = quoteBytes(raw)
+			e.Encoding = "go-quoted"
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func quoteBytes(b []byte) string {
+	s := ""
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			s += "\\x" + string("0123456789abcdef"[b[0]>>4]) + string("0123456789abcdef"[b[0]&15])
+		} else {
+			s += string(b[:n])
+		}
+		b = b[n:]
+	}
+	return s
+}
+
+// Verdicts in report order.
+var Verdicts = []string{"PASS", "FAIL", "WARN", "NA", "ERROR"}
+
+// Counts per verdict.
+type Counts map[string]int
+
+// Summary counts results.
+type Summary struct {
+	Total  int               `json:"total"`
+	Counts Counts            `json:"counts"`
+	ByArea map[string]Counts `json:"byArea"`
+	// Hollow is set when most checks could not say anything (NA or ERROR).
+	Hollow       bool   `json:"hollow"`
+	HollowReason string `json:"hollowReason,omitempty"`
+	// Strict says whether WARN counted as failing.
+	Strict bool `json:"strict"`
+	// Passed is the gate: no FAIL, no ERROR (and no WARN when strict).
+	Passed bool `json:"passed"`
+}
+
+// Summarize computes the summary of results.
+func Summarize(results []Result, strict bool) Summary {
+	s := Summary{Counts: Counts{}, ByArea: map[string]Counts{}, Strict: strict}
+	for _, v := range Verdicts {
+		s.Counts[v] = 0
+	}
+	for _, r := range results {
+		s.Total++
+		s.Counts[r.Verdict]++
+		if s.ByArea[r.Area] == nil {
+			s.ByArea[r.Area] = Counts{}
+		}
+		s.ByArea[r.Area][r.Verdict]++
+	}
+	if s.Total > 0 {
+		inert := s.Counts["NA"] + s.Counts["ERROR"]
+		if inert*2 > s.Total {
+			s.Hollow = true
+			s.HollowReason = "most checks could not run (NA or ERROR): a clean result here says little about the server"
+		}
+	} else {
+		s.Hollow = true
+		s.HollowReason = "no check ran"
+	}
+	s.Passed = s.Counts["FAIL"] == 0 && s.Counts["ERROR"] == 0 && (!strict || s.Counts["WARN"] == 0)
+	return s
+}
+
+// SortResults orders results by area order of first appearance, then id,
+// then revision (newest first).
+func SortResults(rs []Result) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Requirement != rs[j].Requirement {
+			return catalog.Less(rs[i].Requirement, rs[j].Requirement)
+		}
+		return rs[i].Revision > rs[j].Revision
+	})
+}

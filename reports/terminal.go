@@ -1,0 +1,96 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Terminal writes the end-of-run summary: counts per verdict and per area,
+// each FAIL/ERROR (and WARN) with id, expected and actual, the hollow-run
+// warning, and where the reports are.
+func Terminal(w io.Writer, r *Report, files []string) {
+	s := r.Summary
+	fmt.Fprintf(w, "\nmcpconform %s — %s over %s, revisions %s\n", r.Tool.Version, targetText(r.Target), r.Target.Transport, strings.Join(r.Revisions, ", "))
+	if len(r.ServerInfo) > 0 {
+		var info struct{ Name, Version string }
+		_ = json.Unmarshal(r.ServerInfo, &info)
+		fmt.Fprintf(w, "server: %q version %q\n", oneLine(info.Name, 80), oneLine(info.Version, 40))
+	}
+	var problems []Result
+	for _, res := range r.Results {
+		if res.Verdict == "FAIL" || res.Verdict == "ERROR" || res.Verdict == "WARN" {
+			problems = append(problems, res)
+		}
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(w, "\n")
+		for _, p := range problems {
+			fmt.Fprintf(w, "%-5s %s [%s %s %s] %s\n", p.Verdict, p.Requirement, p.Level, p.Revision, p.Transport, p.Title)
+			if p.Message != "" {
+				fmt.Fprintf(w, "      %s\n", oneLine(p.Message, 300))
+			}
+			if p.Expected != "" {
+				fmt.Fprintf(w, "      expected: %s\n", oneLine(p.Expected, 300))
+			}
+			if p.Actual != "" {
+				fmt.Fprintf(w, "      actual:   %s\n", oneLine(p.Actual, 300))
+			}
+			for _, n := range p.Notes {
+				fmt.Fprintf(w, "      %s\n", oneLine(n, 300))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nby area:\n")
+	for _, area := range Areas(r.Results) {
+		fmt.Fprintf(w, "  %-16s %s\n", area, countsText(s.ByArea[area]))
+	}
+	fmt.Fprintf(w, "total: %d checks — %s\n", s.Total, countsText(s.Counts))
+	if s.Hollow {
+		fmt.Fprintf(w, "WARNING: hollow run — %s\n", s.HollowReason)
+	}
+	if r.Interrupted {
+		fmt.Fprintf(w, "INTERRUPTED: the run was stopped; the reports hold the checks that finished\n")
+	}
+	verdict := "PASSED"
+	if !s.Passed {
+		verdict = "FAILED"
+	}
+	strict := ""
+	if s.Strict {
+		strict = " (strict: WARN fails)"
+	}
+	fmt.Fprintf(w, "result: %s%s\n", verdict, strict)
+	if len(files) > 0 {
+		fmt.Fprintf(w, "reports: %s\n", strings.Join(files, ", "))
+	}
+}
+
+func targetText(t Target) string {
+	if t.URL != "" {
+		return t.URL
+	}
+	return strings.Join(t.Command, " ")
+}
+
+func countsText(c Counts) string {
+	var parts []string
+	for _, v := range Verdicts {
+		if n := c[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ⏎ ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

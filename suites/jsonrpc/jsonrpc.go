@@ -1,0 +1,110 @@
+// Package jsonrpc checks JSON-RPC 2.0 framing as MCP applies it: message
+// shape, id correlation with the JSON type kept, result/error exclusivity,
+// method-not-found and resultType.
+package jsonrpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+var _ = c.Area("jsonrpc", func() {
+	c.It("RPC-001", "every server message is a JSON-RPC 2.0 object and every error has an integer code and a string message", func(t *c.T) {
+		s := t.Open()
+		t.Battery(s)
+		t.Window()
+		for _, f := range t.Incoming(s) {
+			if f.Kind != wire.KindMessage {
+				continue
+			}
+			m, err := c.Decode(f)
+			if err != nil {
+				continue // not JSON at all: framing, judged by STD-001 / the HTTP checks
+			}
+			t.Check(m.HasJSONRPC && m.JSONRPC == "2.0", `"jsonrpc": "2.0"`, clip(f.Raw), "a server message does not declare JSON-RPC 2.0")
+			if m.HasError {
+				t.Check(m.Error != nil && m.Error.CodeIsInt, "error.code: an integer", clip(f.Raw), "an error code is not an integer")
+				t.Check(m.Error.MessageIsString, "error.message: a string", clip(f.Raw), "an error message is not a string")
+			}
+		}
+	})
+
+	c.It("RPC-002", "the response id equals the request id with the same JSON type", func(t *c.T) {
+		s := t.Open()
+		m, p := t.Probe()
+		for _, id := range []jsonrpc.ID{jsonrpc.StringID("7"), jsonrpc.IntID(7), jsonrpc.StringID("mcpconform-ключ-🔑"), jsonrpc.IntID(9007199254740991)} {
+			id := id
+			t.Step(fmt.Sprintf("%s with id %s (%s)", m, id, id.TypeName()))
+			resp := t.Call(s, m, p, &session.CallOptions{ID: &id})
+			t.Check(!resp.IDTypeMismatch, fmt.Sprintf("id %s (%s)", id, id.TypeName()),
+				fmt.Sprintf("id %s (%s)", resp.Msg.ID, resp.Msg.ID.TypeName()), "the response id changed its JSON type")
+		}
+	})
+
+	c.It("RPC-003", "every response has exactly one of result and error", func(t *c.T) {
+		s := t.Open()
+		for _, r := range t.Battery(s) {
+			t.Check(r.Msg.HasResult != r.Msg.HasError, "exactly one of result and error", clip(r.Msg.Raw),
+				"a response carries both or neither of result and error")
+		}
+	})
+
+	c.It("RPC-007", "an unknown method gets -32601", func(t *c.T) {
+		s := t.Shared()
+		resp := t.Call(s, "mcpconform/no-such-method", map[string]any{}, nil)
+		t.ExpectErrorCode("unknown method", resp, jsonrpc.CodeMethodNotFound)
+		if t.HTTP() && t.Modern() {
+			t.ExpectStatus("unknown method under 2026-07-28", resp, http.StatusNotFound)
+		}
+	})
+
+	c.It("RPC-011", "every result carries a known resultType", func(t *c.T) {
+		s := t.Shared()
+		allowed := map[string]bool{"complete": true, "input_required": true}
+		var ext struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		}
+		if b, err := json.Marshal(s.Capabilities()); err == nil {
+			_ = json.Unmarshal(b, &ext)
+		}
+		if _, ok := ext.Extensions["io.modelcontextprotocol/tasks"]; ok {
+			allowed["task"] = true
+		}
+		resps := []*session.Response{t.Call(s, "server/discover", nil, nil)}
+		for _, l := range []struct{ capability, method string }{{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}, {"resources", "resources/templates/list"}} {
+			if c.Declared(s, l.capability) {
+				resps = append(resps, t.Call(s, l.method, map[string]any{}, nil))
+			}
+		}
+		for _, r := range resps {
+			if !r.IsResult() {
+				continue
+			}
+			var rt string
+			raw := r.Msg.ResultObject()["resultType"]
+			t.Check(json.Unmarshal(raw, &rt) == nil && allowed[rt], fmt.Sprintf("resultType one of %v", keys(allowed)),
+				clip(r.Msg.Raw), "a result lacks a known resultType")
+		}
+	})
+})
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func clip(b []byte) string {
+	if len(b) > 400 {
+		return string(b[:400]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,460 @@
+// Package lifecycle checks the handshake and version negotiation of both
+// eras: legacy initialize (2024-11-05 … 2025-11-25) and the stateless
+// 2026-07-28 revision (per-request _meta, server/discover).
+package lifecycle
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+var _ = c.Area("lifecycle", func() {
+	c.It("LIFE-001", "initialize with a supported version returns that version, capabilities and serverInfo", func(t *c.T) {
+		s := t.Fresh()
+		resp := t.Call(s, "initialize", session.InitializeParams(string(t.Rev)), &session.CallOptions{NoMeta: true})
+		res := t.ResultObject("initialize", resp)
+		var version string
+		_ = json.Unmarshal(res["protocolVersion"], &version)
+		t.Check(version == string(t.Rev), fmt.Sprintf("protocolVersion %q (the requested, supported version)", t.Rev),
+			string(res["protocolVersion"]), "the server did not echo a version it supports")
+		t.Check(isObject(res["capabilities"]), "capabilities: an object", orAbsent(res["capabilities"]), "capabilities missing or not an object")
+		var info map[string]json.RawMessage
+		_ = json.Unmarshal(res["serverInfo"], &info)
+		t.Check(isString(info["name"]) && isString(info["version"]), `serverInfo {"name": string, "version": string}`,
+			orAbsent(res["serverInfo"]), "serverInfo must carry a string name and version")
+	})
+
+	c.It("LIFE-002", "initialize with an unsupported version gets a counter-offer", func(t *c.T) {
+		s := t.Fresh()
+		const bogus = "1900-01-01"
+		resp := t.Call(s, "initialize", session.InitializeParams(bogus), &session.CallOptions{NoMeta: true})
+		if resp.IsError() {
+			code, _ := resp.ErrorCode()
+			var data struct {
+				Supported []string `json:"supported"`
+				Requested string   `json:"requested"`
+			}
+			_ = json.Unmarshal(resp.Msg.Error.Data, &data)
+			if code == jsonrpc.CodeInvalidParams && len(data.Supported) > 0 && data.Requested == bogus {
+				t.Warn("the server rejected the unsupported version with -32602 and data.supported instead of counter-offering a version (tolerated: the spec's example shows this error, §17.2)")
+				return
+			}
+			t.Violation("a result offering a supported protocolVersion (or -32602 with data.supported/requested)", resp.Describe(),
+				"the server rejected an unsupported version instead of counter-offering one")
+		}
+		res := t.ResultObject("initialize", resp)
+		var version string
+		_ = json.Unmarshal(res["protocolVersion"], &version)
+		t.Check(version != "" && version != bogus, "protocolVersion: a version the server supports, not "+bogus,
+			orAbsent(res["protocolVersion"]), "the server must answer an unsupported version with a version it supports")
+		if catalog.Revision(version) != t.Rev {
+			t.Note("counter-offered %s while %s negotiates with a supported request; the spec asks for the latest supported", version, t.Rev)
+		}
+	})
+
+	c.It("LIFE-003", "notifications/initialized gets no response", func(t *c.T) {
+		s := t.Fresh()
+		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
+			t.Error("initialize failed: %v", err)
+		}
+		mark := t.Mark()
+		reply, err := s.Initialized(t.Ctx)
+		if err != nil {
+			t.Error("sending notifications/initialized: %v", err)
+		}
+		if reply != nil {
+			body := exchangeBody(s, t, reply.Exchange)
+			t.Check(reply.Status == http.StatusAccepted && len(body) == 0, "HTTP 202 Accepted with an empty body",
+				fmt.Sprintf("HTTP %d, body %q", reply.Status, clip(body)), "an accepted notification must get 202 and no body")
+			return
+		}
+		t.Window()
+		for _, e := range s.Events(mark) {
+			if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse {
+				t.Violation("no message answering the notification", string(e.Frame.Raw), "the server answered notifications/initialized")
+			}
+		}
+	})
+
+	c.It("LIFE-004", "before initialized the server sends only ping and log messages", func(t *c.T) {
+		s := t.Fresh()
+		mark := t.Mark()
+		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
+			t.Error("initialize failed: %v", err)
+		}
+		t.Window()
+		for _, e := range s.Events(mark) {
+			if e.Msg == nil {
+				continue
+			}
+			switch e.Msg.Kind() {
+			case jsonrpc.KindRequest:
+				if e.Msg.Method != "ping" {
+					t.Violation("no request other than ping before notifications/initialized", string(e.Frame.Raw),
+						"the server sent %s before the client's initialized notification", e.Msg.Method)
+				}
+			case jsonrpc.KindNotification:
+				if e.Msg.Method != "notifications/message" {
+					t.Violation("no notification other than notifications/message before notifications/initialized", string(e.Frame.Raw),
+						"the server sent %s before the client's initialized notification", e.Msg.Method)
+				}
+			}
+		}
+	})
+
+	c.It("LIFE-005", "the server uses only negotiated capabilities", func(t *c.T) {
+		mark := t.Mark()
+		s := t.Open()
+		t.Battery(s)
+		t.Window()
+		for _, e := range s.Events(mark) {
+			if e.Msg == nil {
+				continue
+			}
+			m := e.Msg.Method
+			switch e.Msg.Kind() {
+			case jsonrpc.KindRequest:
+				if m == "sampling/createMessage" || m == "roots/list" || m == "elicitation/create" {
+					t.Violation("no "+m+" to a client that declared no capabilities", string(e.Frame.Raw),
+						"the server sent %s although the client did not declare the capability", m)
+				}
+			case jsonrpc.KindNotification:
+				for _, cap := range []string{"tools", "prompts", "resources"} {
+					if m == "notifications/"+cap+"/list_changed" && !c.SubCapability(s, cap, "listChanged") {
+						t.Violation(fmt.Sprintf("no %s without capabilities.%s.listChanged", m, cap), string(e.Frame.Raw),
+							"the server announced a list change it did not declare")
+					}
+				}
+				if m == "notifications/resources/updated" && !c.SubCapability(s, "resources", "subscribe") {
+					t.Violation("no resources/updated without capabilities.resources.subscribe", string(e.Frame.Raw),
+						"the server sent a resource update it did not declare")
+				}
+			}
+		}
+	})
+
+	c.It("LIFE-006", "server/discover returns supported versions, capabilities and caching hints", func(t *c.T) {
+		s := t.Fresh()
+		resp := t.Call(s, "server/discover", nil, nil)
+		res := t.ResultObject("server/discover", resp)
+		t.Check(string(res["resultType"]) == `"complete"`, `resultType "complete"`, orAbsent(res["resultType"]), "discover result must be complete")
+		var versions []string
+		t.Check(json.Unmarshal(res["supportedVersions"], &versions) == nil && len(versions) > 0,
+			"supportedVersions: a non-empty array of strings", orAbsent(res["supportedVersions"]), "supportedVersions missing or malformed")
+		if !slices.Contains(versions, string(catalog.Modern)) {
+			t.Note("supportedVersions %v does not list %s although the request used it", versions, catalog.Modern)
+		}
+		t.Check(isObject(res["capabilities"]), "capabilities: an object", orAbsent(res["capabilities"]), "capabilities missing or not an object")
+		checkCacheHints(t, res)
+	})
+
+	c.It("LIFE-007", "every result carries _meta serverInfo", func(t *c.T) {
+		s := t.Shared()
+		var resps []*session.Response
+		resps = append(resps, t.Call(s, "server/discover", nil, nil))
+		for _, l := range []struct{ capability, method string }{{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}} {
+			if c.Declared(s, l.capability) {
+				resps = append(resps, t.Call(s, l.method, map[string]any{}, nil))
+			}
+		}
+		for _, r := range resps {
+			if !r.IsResult() {
+				continue
+			}
+			res := r.Msg.ResultObject()
+			var meta map[string]json.RawMessage
+			_ = json.Unmarshal(res["_meta"], &meta)
+			var info map[string]json.RawMessage
+			_ = json.Unmarshal(meta[session.MetaServerInfo], &info)
+			t.Check(isString(info["name"]) && isString(info["version"]),
+				`result._meta["io.modelcontextprotocol/serverInfo"] with string name and version`, clip(r.Msg.Raw),
+				"a result lacks _meta serverInfo")
+		}
+	})
+
+	c.It("LIFE-008", "requests with missing or malformed required _meta get -32602", func(t *c.T) {
+		s := t.Shared()
+		good := s.ModernMeta()
+		without := func(key string) map[string]any {
+			m := map[string]any{}
+			for k, v := range good {
+				if k != key {
+					m[k] = v
+				}
+			}
+			return m
+		}
+		with := func(key string, v any) map[string]any {
+			m := without(key)
+			m[key] = v
+			return m
+		}
+		cases := []struct {
+			name         string
+			params       json.RawMessage
+			legacyShaped bool
+		}{
+			{"no params", nil, true},
+			{"params without _meta", json.RawMessage(`{}`), true},
+			{"_meta without protocolVersion", metaParams(without(session.MetaProtocolVersion)), false},
+			{"_meta without clientCapabilities", metaParams(without(session.MetaClientCapabilities)), false},
+			{"clientCapabilities null", metaParams(with(session.MetaClientCapabilities, nil)), false},
+			{"protocolVersion not a string", metaParams(with(session.MetaProtocolVersion, 20260728)), false},
+		}
+		for _, tc := range cases {
+			t.Step(tc.name)
+			var params any
+			if tc.params != nil {
+				params = tc.params
+			}
+			resp := t.Call(s, "server/discover", params, &session.CallOptions{NoMeta: true})
+			what := "server/discover with " + tc.name
+			if tc.legacyShaped && !t.HTTP() && t.Env.SupportsLegacy {
+				// Over stdio a request without any _meta is indistinguishable
+				// from a legacy client's; a dual-era server may answer it the
+				// legacy way (§17.17). It must still not succeed.
+				t.Check(resp.IsError(), "a JSON-RPC error", resp.Describe(), "%s was processed", what)
+				if code, _ := resp.ErrorCode(); code != jsonrpc.CodeInvalidParams {
+					t.Note("%s: a dual-era server answered %d, reading the request as legacy traffic", what, code)
+				}
+				continue
+			}
+			code := t.ExpectErrorCode(what, resp, jsonrpc.CodeInvalidParams, jsonrpc.CodeHeaderMismatch)
+			if code == jsonrpc.CodeHeaderMismatch {
+				t.Warn("%s: answered -32020 (header mismatch) rather than -32602; the HTTP header and the malformed body disagree, and the spec does not order the two checks (§17.1)", what)
+			}
+			t.ExpectStatus(what, resp, http.StatusBadRequest)
+		}
+	})
+
+	c.It("LIFE-009", "a request without clientInfo is processed normally", func(t *c.T) {
+		s := t.Shared()
+		meta := s.ModernMeta()
+		delete(meta, session.MetaClientInfo)
+		resp := t.Call(s, "server/discover", nil, &session.CallOptions{Meta: meta})
+		t.Check(resp.IsResult(), "a discover result (clientInfo is optional)", resp.Describe(), "the server rejected a request without the optional clientInfo")
+		t.ExpectStatus("server/discover without clientInfo", resp, http.StatusOK)
+	})
+
+	c.It("LIFE-010", "an unsupported protocol version gets -32022 with supported and requested", func(t *c.T) {
+		s := t.Shared()
+		const bogus = "1900-01-01"
+		meta := s.ModernMeta()
+		meta[session.MetaProtocolVersion] = bogus
+		hdr := http.Header{}
+		hdr.Set(session.HeaderProtocolVersion, bogus)
+		resp := t.Call(s, "server/discover", nil, &session.CallOptions{Meta: meta, Header: hdr})
+		t.ExpectErrorCode("server/discover with protocolVersion "+bogus, resp, jsonrpc.CodeUnsupportedProtocol)
+		t.ExpectStatus("unsupported protocol version", resp, http.StatusBadRequest)
+		var data struct {
+			Supported []string `json:"supported"`
+			Requested *string  `json:"requested"`
+		}
+		_ = json.Unmarshal(resp.Msg.Error.Data, &data)
+		t.Check(len(data.Supported) > 0, "error.data.supported: a non-empty array of strings", clip(resp.Msg.Raw), "data.supported missing")
+		t.Check(data.Requested != nil && *data.Requested == bogus, `error.data.requested: "`+bogus+`"`, clip(resp.Msg.Raw), "data.requested must echo the requested version")
+		var disc struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		}
+		if json.Unmarshal(s.DiscoverResult(), &disc) == nil && len(disc.SupportedVersions) > 0 && !sameSet(disc.SupportedVersions, data.Supported) {
+			t.Warn("data.supported %v differs from server/discover supportedVersions %v", data.Supported, disc.SupportedVersions)
+		}
+	})
+
+	c.It("LIFE-013", "list results do not vary per connection", func(t *c.T) {
+		a := t.Open()
+		var methods []string
+		for _, l := range []struct{ capability, method string }{{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}} {
+			if c.Declared(a, l.capability) {
+				methods = append(methods, l.method)
+			}
+		}
+		if len(methods) == 0 {
+			t.NA("the server declares none of tools, prompts, resources")
+		}
+		b := t.Open()
+		for _, m := range methods {
+			first := listKeys(t, a, m)
+			t.Call(a, "server/discover", nil, nil) // an unrelated call in between
+			again := listKeys(t, a, m)
+			other := listKeys(t, b, m)
+			t.Check(sameSet(first, again), fmt.Sprintf("%s: the same set before and after an unrelated call", m),
+				fmt.Sprintf("%v then %v", first, again), "%s changed after an unrelated request", m)
+			t.Check(sameSet(first, other), fmt.Sprintf("%s: the same set on two connections", m),
+				fmt.Sprintf("%v vs %v", first, other), "%s differs between two connections with the same credentials", m)
+		}
+	})
+
+	c.It("LIFE-014", "methods removed in 2026-07-28 get -32601", func(t *c.T) {
+		s := t.Shared()
+		for _, m := range []struct {
+			method string
+			params map[string]any
+		}{
+			{"ping", map[string]any{}},
+			{"logging/setLevel", map[string]any{"level": "info"}},
+			{"resources/subscribe", map[string]any{"uri": "mcpconform://probe"}},
+			{"resources/unsubscribe", map[string]any{"uri": "mcpconform://probe"}},
+		} {
+			t.Step(m.method)
+			resp := t.Call(s, m.method, m.params, nil)
+			t.ExpectErrorCode(m.method+" under 2026-07-28", resp, jsonrpc.CodeMethodNotFound)
+			t.ExpectStatus(m.method+" under 2026-07-28", resp, http.StatusNotFound)
+		}
+	})
+
+	c.It("LIFE-015", "a modern-only server rejects initialize and names its versions", func(t *c.T) {
+		if t.Env.SupportsLegacy {
+			t.NA("the server also supports the legacy initialize handshake")
+		}
+		s := t.Fresh()
+		o := &session.CallOptions{NoMeta: true, Remove: []string{session.HeaderProtocolVersion, session.HeaderMethod, session.HeaderName}}
+		resp, err := t.TryCall(s, "initialize", session.InitializeParams(string(catalog.LatestLegacy)), o)
+		if err != nil && resp != nil && resp.Reply != nil && resp.Msg == nil {
+			// An HTTP error without a JSON-RPC body: the status still must be 400.
+			t.ExpectStatus("legacy initialize without MCP headers", resp, http.StatusBadRequest)
+			t.Violation("a JSON-RPC error body naming the supported versions", resp.Describe(), "the rejection has no JSON-RPC error body")
+		}
+		if err != nil {
+			t.Violation("a JSON-RPC error", err.Error(), "no answer to a legacy initialize")
+		}
+		t.Check(resp.IsError(), "a JSON-RPC error (the server does not do the legacy handshake)", resp.Describe(), "a modern-only server accepted initialize")
+		t.ExpectStatus("legacy initialize without MCP headers", resp, http.StatusBadRequest)
+		if !strings.Contains(string(resp.Msg.ErrorRaw), string(catalog.Modern)) {
+			t.Warn("the error does not name the supported versions (e.g. %s), so a legacy client cannot move forward", catalog.Modern)
+		}
+	})
+
+	c.It("LIFE-016", "ping gets an empty result, also before initialization completes", func(t *c.T) {
+		s := t.Fresh()
+		if !t.HTTP() {
+			t.Step("ping as the first message")
+			checkPing(t, s, "ping before initialize")
+		}
+		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
+			t.Error("initialize failed: %v", err)
+		}
+		t.Step("ping after initialize, before notifications/initialized")
+		checkPing(t, s, "ping before notifications/initialized")
+		if _, err := s.Initialized(t.Ctx); err != nil {
+			t.Error("notifications/initialized: %v", err)
+		}
+		t.Step("ping in operation")
+		checkPing(t, s, "ping")
+	})
+})
+
+func checkPing(t *c.T, s *session.Session, what string) {
+	resp := t.Call(s, "ping", nil, nil)
+	res := t.ResultObject(what, resp)
+	for k := range res {
+		if k != "_meta" {
+			t.Violation("an empty result {}", clip(resp.Msg.Raw), "%s: the result is not empty", what)
+		}
+	}
+}
+
+func checkCacheHints(t *c.T, res map[string]json.RawMessage) {
+	var ttl json.Number
+	dec := json.NewDecoder(strings.NewReader(string(res["ttlMs"])))
+	dec.UseNumber()
+	okTTL := dec.Decode(&ttl) == nil
+	n, err := ttl.Int64()
+	t.Check(okTTL && err == nil && n >= 0, "ttlMs: an integer ≥ 0", orAbsent(res["ttlMs"]), "ttlMs missing or invalid")
+	scope := string(res["cacheScope"])
+	t.Check(scope == `"public"` || scope == `"private"`, `cacheScope "public" or "private"`, orAbsent(res["cacheScope"]), "cacheScope missing or invalid")
+}
+
+// listKeys walks a list method (capped at 100 pages) and returns the keys.
+func listKeys(t *c.T, s *session.Session, method string) []string {
+	spec := map[string][2]string{
+		"tools/list":     {"tools", "name"},
+		"prompts/list":   {"prompts", "name"},
+		"resources/list": {"resources", "uri"},
+	}[method]
+	field, key := spec[0], spec[1]
+	var keys []string
+	cursor := ""
+	for page := 0; page < 100; page++ {
+		params := map[string]any{}
+		if page > 0 {
+			params["cursor"] = cursor
+		}
+		resp, err := t.TryCall(s, method, params, nil)
+		if err != nil || !resp.IsResult() {
+			t.Error("cannot compare %s across connections: the listing itself failed: %s", method, describeErr(resp, err))
+		}
+		res := resp.Msg.ResultObject()
+		var items []map[string]json.RawMessage
+		_ = json.Unmarshal(res[field], &items)
+		for _, it := range items {
+			keys = append(keys, string(it[key]))
+		}
+		if err := json.Unmarshal(res["nextCursor"], &cursor); err != nil || res["nextCursor"] == nil {
+			return keys
+		}
+	}
+	t.Error("%s: still paging after 100 pages; stopped", method)
+	return keys
+}
+
+func metaParams(meta map[string]any) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"_meta": meta})
+	return b
+}
+
+func exchangeBody(s *session.Session, t *c.T, exchange int64) []byte {
+	for _, f := range t.Since() {
+		if f.Conn == s.Conn().Name() && f.Exchange == exchange && f.Dir == wire.In && (f.Kind == wire.KindBody || f.Kind == wire.KindMessage) {
+			return f.Raw
+		}
+	}
+	return nil
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func isObject(v json.RawMessage) bool { return len(v) > 0 && v[0] == '{' }
+
+func isString(v json.RawMessage) bool { return len(v) > 0 && v[0] == '"' }
+
+func orAbsent(v json.RawMessage) string {
+	if v == nil {
+		return "(absent)"
+	}
+	return clip(v)
+}
+
+func clip(b []byte) string {
+	if len(b) > 400 {
+		return string(b[:400]) + "…"
+	}
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	return string(b)
+}
+
+func describeErr(resp *session.Response, err error) string {
+	if resp != nil && (resp.Msg != nil || resp.Reply != nil) {
+		return resp.Describe()
+	}
+	return err.Error()
+}
