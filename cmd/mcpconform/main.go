@@ -103,7 +103,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		bearerFile  = fs.String("bearer-file", "", "file holding the bearer token")
 		timeout     = fs.Duration("timeout", 5*time.Second, "deadline for each response")
 		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
-		window      = fs.Duration("window", 300*time.Millisecond, "how long to watch for traffic that must not come")
+		window      = fs.Duration("window", 25*time.Millisecond, "grace period, after a barrier request was answered, to watch for traffic that must not come")
 		strict      = fs.Bool("strict", false, "WARN fails the run")
 		labelFilter = fs.String("label-filter", "", "Ginkgo label expression selecting checks, e.g. 'area:lifecycle && level:MUST'")
 		quiet       = fs.Bool("quiet", false, "no progress lines")

@@ -29,7 +29,8 @@ type Env struct {
 	// as the user asserted with --revision).
 	SupportsLegacy, SupportsModern bool
 	// Window is how long a check watches for traffic that must not come
-	// (e.g. a response to a notification). Default 300ms.
+	// (e.g. a response to a notification) after a barrier request was
+	// answered (T.Settle). Default 25ms.
 	Window time.Duration
 	// SpecBudget bounds one check. Default 60s.
 	SpecBudget time.Duration
@@ -51,7 +52,7 @@ var (
 // SetEnv installs the environment for the next tree construction.
 func SetEnv(e *Env) {
 	if e.Window <= 0 {
-		e.Window = 300 * time.Millisecond
+		e.Window = 25 * time.Millisecond
 	}
 	if e.SpecBudget <= 0 {
 		e.SpecBudget = 60 * time.Second
@@ -96,6 +97,17 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	}
 	e.shared[rev] = &sharedSession{s: s, err: err}
 	return s, err
+}
+
+// Adopt installs an already handshaken session as the shared session of
+// rev (the era probes' sessions).
+func (e *Env) Adopt(rev catalog.Revision, s *session.Session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shared == nil {
+		e.shared = map[catalog.Revision]*sharedSession{}
+	}
+	e.shared[rev] = &sharedSession{s: s}
 }
 
 // Close ends the shared sessions.

@@ -188,9 +188,15 @@ func (t *T) noResponse(method string, resp *session.Response, err error) {
 
 func (t *T) timeout() time.Duration { return t.Env.Target.Timeout }
 
-// Window waits for the quiet window (used to observe that something does
-// not happen) and returns early if the check's context ends.
-func (t *T) Window() {
+// Settle lets the server finish whatever it would still send on s: it sends
+// a barrier request (ping in legacy, server/discover in 2026-07-28), waits
+// for its answer, then waits the short grace window. A server that handles
+// messages in order has by then sent anything it meant to send for earlier
+// messages; the grace covers servers that answer concurrently. The barrier
+// is not judged: its failures belong to other checks.
+func (t *T) Settle(s *session.Session) {
+	m, p := t.Probe()
+	_, _ = s.Call(t.Ctx, m, p, &session.CallOptions{Timeout: t.Env.Target.Timeout})
 	select {
 	case <-time.After(t.Env.Window):
 	case <-t.Ctx.Done():

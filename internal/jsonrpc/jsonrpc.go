@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Standard and MCP error codes.
@@ -59,8 +60,32 @@ func (id ID) IsInteger() bool {
 	if !id.IsNumber() {
 		return false
 	}
-	_, err := strconv.ParseInt(id.raw, 10, 64)
-	return err == nil
+	// Syntactic check: integers beyond int64 are still integers.
+	digits := strings.TrimPrefix(id.raw, "-")
+	if digits == "" {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// rawOrNull is the JSON text of id for the builders: the zero (absent) ID
+// is written as null, as MarshalJSON does, so the output stays valid JSON.
+func (id ID) rawOrNull() string {
+	if id.IsZero() {
+		return "null"
+	}
+	return id.raw
+}
+
+// Int returns the value of an integer id (0 for other ids).
+func (id ID) Int() int64 {
+	n, _ := strconv.ParseInt(id.raw, 10, 64)
+	return n
 }
 
 // IsNull reports whether the id is JSON null.
@@ -304,7 +329,7 @@ func (m *Message) ResultObject() map[string]json.RawMessage {
 func Request(id ID, method string, params any) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	buf.WriteString(id.raw)
+	buf.WriteString(id.rawOrNull())
 	buf.WriteString(`,"method":`)
 	mb, _ := json.Marshal(method)
 	buf.Write(mb)
@@ -330,13 +355,13 @@ func Response(id ID, result any) []byte {
 	if err != nil {
 		rb = []byte("{}")
 	}
-	return []byte(`{"jsonrpc":"2.0","id":` + id.raw + `,"result":` + string(rb) + `}`)
+	return []byte(`{"jsonrpc":"2.0","id":` + id.rawOrNull() + `,"result":` + string(rb) + `}`)
 }
 
 // ErrorResponse builds the bytes of an error response.
 func ErrorResponse(id ID, code int64, message string) []byte {
 	mb, _ := json.Marshal(message)
-	return []byte(`{"jsonrpc":"2.0","id":` + id.raw + `,"error":{"code":` + strconv.FormatInt(code, 10) + `,"message":` + string(mb) + `}}`)
+	return []byte(`{"jsonrpc":"2.0","id":` + id.rawOrNull() + `,"error":{"code":` + strconv.FormatInt(code, 10) + `,"message":` + string(mb) + `}}`)
 }
 
 func writeParams(buf *bytes.Buffer, params any) {
@@ -355,6 +380,9 @@ func writeParams(buf *bytes.Buffer, params any) {
 		if err != nil {
 			return
 		}
+	}
+	if len(bytes.TrimSpace(pb)) == 0 {
+		return // empty raw params (json.RawMessage(nil)) would make invalid JSON: omit
 	}
 	buf.WriteString(`,"params":`)
 	buf.Write(pb)

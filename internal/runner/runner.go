@@ -113,6 +113,13 @@ func Run(cfg Config) (*Outcome, error) {
 		return nil, fmt.Errorf("%w: the target supports no revision mcpconform knows\n  %s", ErrUnreachable, strings.Join(det.Notes, "\n  "))
 	}
 	env.Revisions = revs
+	for rev, s := range det.Sessions {
+		if slices.Contains(revs, rev) {
+			env.Adopt(rev, s)
+		} else {
+			s.Close()
+		}
+	}
 	var notRun []string
 	for _, n := range det.Notes {
 		if strings.Contains(n, "not supported") || strings.Contains(n, "not run") || strings.Contains(n, "no answer") {

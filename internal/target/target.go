@@ -131,13 +131,17 @@ type Detection struct {
 	Notes []string
 	// Unreachable is set when neither probe got any answer (transport failure).
 	Unreachable error
+	// Sessions holds the probe sessions that succeeded, by revision, so the
+	// run can keep them as its shared sessions instead of reconnecting (the
+	// legacy one has completed its handshake). The caller closes them.
+	Sessions map[catalog.Revision]*session.Session
 }
 
 // Detect probes the eras as the spec's backward-compatibility rules say: a
 // 2026-07-28 server/discover probe first, then initialize with the newest
 // legacy revision. Each probe uses a fresh connection.
 func (t *Target) Detect(ctx context.Context) Detection {
-	var d Detection
+	d := Detection{Sessions: map[catalog.Revision]*session.Session{}}
 	var modernErr, legacyErr error
 
 	s, err := t.Session(catalog.Modern)
@@ -150,13 +154,16 @@ func (t *Target) Detect(ctx context.Context) Detection {
 	case err == nil && resp.IsResult():
 		d.Revisions = append(d.Revisions, catalog.Modern)
 		d.Notes = append(d.Notes, "2026-07-28: server/discover answered with a result")
+		d.Sessions[catalog.Modern] = s
 	case resp != nil && resp.Msg != nil:
 		d.Notes = append(d.Notes, "2026-07-28: server/discover answered "+resp.Describe()+"; treated as not supported")
 	default:
 		modernErr = err
 		d.Notes = append(d.Notes, fmt.Sprintf("2026-07-28: no answer to server/discover (%v); treated as not supported", err))
 	}
-	s.Close()
+	if d.Sessions[catalog.Modern] == nil {
+		s.Close()
+	}
 
 	s, err = t.Session(catalog.LatestLegacy)
 	if err != nil {
@@ -170,6 +177,9 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		if rev.Known() && rev.IsLegacy() {
 			d.Revisions = append(d.Revisions, rev)
 			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) negotiated %s", catalog.LatestLegacy, rev))
+			if _, err := s.Initialized(ctx); err == nil {
+				d.Sessions[rev] = s
+			}
 		} else {
 			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) answered protocolVersion %q, not a legacy revision; legacy era not run", catalog.LatestLegacy, rev))
 		}
@@ -179,7 +189,9 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		legacyErr = err
 		d.Notes = append(d.Notes, fmt.Sprintf("legacy: no answer to initialize (%v)", err))
 	}
-	s.Close()
+	if d.Sessions[s.Revision()] != s {
+		s.Close()
+	}
 	if len(d.Revisions) == 0 && modernErr != nil && legacyErr != nil {
 		d.Unreachable = fmt.Errorf("the target answered neither probe: %v", legacyErr)
 	}

@@ -16,9 +16,9 @@ import (
 
 var _ = c.Area("jsonrpc", func() {
 	c.It("RPC-001", "every server message is a JSON-RPC 2.0 object and every error has an integer code and a string message", func(t *c.T) {
-		s := t.Open()
+		s := t.Shared()
 		t.Battery(s)
-		t.Window()
+		t.Settle(s)
 		for _, f := range t.Incoming(s) {
 			if f.Kind != wire.KindMessage {
 				continue
@@ -36,9 +36,11 @@ var _ = c.Area("jsonrpc", func() {
 	})
 
 	c.It("RPC-002", "the response id equals the request id with the same JSON type", func(t *c.T) {
-		s := t.Open()
+		s := t.Shared()
 		m, p := t.Probe()
-		for _, id := range []jsonrpc.ID{jsonrpc.StringID("7"), jsonrpc.IntID(7), jsonrpc.StringID("mcpconform-ключ-🔑"), jsonrpc.IntID(9007199254740991)} {
+		// n and "n" with digits the session never used, so no id is reused.
+		n := s.NewID()
+		for _, id := range []jsonrpc.ID{jsonrpc.StringID(n.String()), n, jsonrpc.StringID("mcpconform-ключ-🔑-" + n.String()), jsonrpc.IntID(9007199254740991 - s.NewID().Int())} {
 			id := id
 			t.Step(fmt.Sprintf("%s with id %s (%s)", m, id, id.TypeName()))
 			resp := t.Call(s, m, p, &session.CallOptions{ID: &id})
@@ -48,7 +50,7 @@ var _ = c.Area("jsonrpc", func() {
 	})
 
 	c.It("RPC-003", "every response has exactly one of result and error", func(t *c.T) {
-		s := t.Open()
+		s := t.Shared()
 		for _, r := range t.Battery(s) {
 			t.Check(r.Msg.HasResult != r.Msg.HasError, "exactly one of result and error", clip(r.Msg.Raw),
 				"a response carries both or neither of result and error")

@@ -77,7 +77,7 @@ var _ = c.Area("lifecycle", func() {
 				fmt.Sprintf("HTTP %d, body %q", reply.Status, clip(body)), "an accepted notification must get 202 and no body")
 			return
 		}
-		t.Window()
+		t.Settle(s)
 		for _, e := range s.Events(mark) {
 			if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse {
 				t.Violation("no message answering the notification", string(e.Frame.Raw), "the server answered notifications/initialized")
@@ -91,7 +91,7 @@ var _ = c.Area("lifecycle", func() {
 		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
 			t.Error("initialize failed: %v", err)
 		}
-		t.Window()
+		t.Settle(s)
 		for _, e := range s.Events(mark) {
 			if e.Msg == nil {
 				continue
@@ -112,10 +112,10 @@ var _ = c.Area("lifecycle", func() {
 	})
 
 	c.It("LIFE-005", "the server uses only negotiated capabilities", func(t *c.T) {
-		mark := t.Mark()
+		mark := t.Mark() // the whole session, from its handshake on
 		s := t.Open()
 		t.Battery(s)
-		t.Window()
+		t.Settle(s)
 		for _, e := range s.Events(mark) {
 			if e.Msg == nil {
 				continue
@@ -143,7 +143,7 @@ var _ = c.Area("lifecycle", func() {
 	})
 
 	c.It("LIFE-006", "server/discover returns supported versions, capabilities and caching hints", func(t *c.T) {
-		s := t.Fresh()
+		s := t.Shared() // discover as the very first message is STD-003's concern
 		resp := t.Call(s, "server/discover", nil, nil)
 		res := t.ResultObject("server/discover", resp)
 		t.Check(string(res["resultType"]) == `"complete"`, `resultType "complete"`, orAbsent(res["resultType"]), "discover result must be complete")
@@ -271,7 +271,7 @@ var _ = c.Area("lifecycle", func() {
 	})
 
 	c.It("LIFE-013", "list results do not vary per connection", func(t *c.T) {
-		a := t.Open()
+		a := t.Shared()
 		var methods []string
 		for _, l := range []struct{ capability, method string }{{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}} {
 			if c.Declared(a, l.capability) {

@@ -14,7 +14,7 @@ var _ = c.Area("stdio", func() {
 	c.It("STD-001", "every stdout line is exactly one JSON-RPC message", func(t *c.T) {
 		s := t.Open()
 		t.Battery(s)
-		t.Window()
+		t.Settle(s)
 		for _, f := range t.Incoming(s) {
 			if f.Kind != wire.KindMessage {
 				continue

@@ -4,7 +4,6 @@ package stdio
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,7 +51,9 @@ type Conn struct {
 
 	q *queue
 
-	stderr *tail
+	stderr     *tail
+	stderrR    *os.File
+	stderrDone chan struct{}
 
 	exited   chan struct{}
 	exitErr  error
@@ -114,15 +115,17 @@ func Start(opts Options) (*Conn, error) {
 	errW.Close()
 
 	c := &Conn{
-		opts:     opts,
-		cmd:      cmd,
-		stdin:    inW,
-		stdout:   outR,
-		rec:      opts.Recorder,
-		q:        newQueue(),
-		stderr:   newTail(opts.StderrBytes),
-		exited:   make(chan struct{}),
-		readDone: make(chan struct{}),
+		opts:       opts,
+		cmd:        cmd,
+		stdin:      inW,
+		stdout:     outR,
+		rec:        opts.Recorder,
+		q:          newQueue(),
+		stderr:     newTail(opts.StderrBytes),
+		stderrR:    errR,
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+		readDone:   make(chan struct{}),
 	}
 	c.rec.Note(opts.Name, fmt.Sprintf("started pid %d", cmd.Process.Pid))
 	go c.wait()
@@ -228,24 +231,26 @@ func (c *Conn) readStdout() {
 	c.q.close()
 }
 
-// readLine reads one '\n'-terminated line, keeping at most max bytes.
+// readLine reads one '\n'-terminated line, keeping at most max bytes of
+// content (the newline does not count against max).
 func readLine(r *bufio.Reader, max int) (line []byte, truncated bool, err error) {
 	for {
 		chunk, e := r.ReadSlice('\n')
+		if e == nil {
+			chunk = chunk[:len(chunk)-1] // drop the newline
+		}
 		room := max - len(line)
-		if room > 0 {
-			take := chunk
-			if len(take) > room {
-				take = take[:room]
-				truncated = true
+		if len(chunk) > room {
+			if room > 0 {
+				line = append(line, chunk[:room]...)
 			}
-			line = append(line, take...)
-		} else if len(chunk) > 0 {
 			truncated = true
+		} else {
+			line = append(line, chunk...)
 		}
 		switch {
 		case e == nil:
-			return bytes.TrimSuffix(line, []byte{'\n'}), truncated, nil
+			return line, truncated, nil
 		case errors.Is(e, bufio.ErrBufferFull):
 			continue
 		default:
@@ -255,6 +260,7 @@ func readLine(r *bufio.Reader, max int) (line []byte, truncated bool, err error)
 }
 
 func (c *Conn) readStderr(f *os.File) {
+	defer close(c.stderrDone)
 	defer f.Close()
 	_, _ = io.Copy(c.stderr, f)
 }
@@ -289,6 +295,14 @@ func (c *Conn) Close() error {
 			<-c.readDone
 		}
 		c.stdout.Close()
+		// Let the stderr reader drain what the process wrote before it
+		// ended, so Stderr() after Close holds the full tail.
+		select {
+		case <-c.stderrDone:
+		case <-time.After(200 * time.Millisecond):
+			c.stderrR.Close() // a process outside the group still holds stderr
+			<-c.stderrDone
+		}
 		c.rec.Note(c.opts.Name, "process "+c.ExitState())
 	})
 	return c.closeErr

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/fixtures"
+)
+
+// TestMain lets the test binary act as the CLI (MCPCONFORM_AS_CLI=1), so
+// tests and benchmarks run the real program, and as its own fixture server.
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPCONFORM_AS_CLI") == "1" {
+		os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func cli(t testing.TB, env []string, args ...string) (stdout, stderr string, code int, st *os.ProcessState) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "MCPCONFORM_AS_CLI=1"), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code, cmd.ProcessState
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		hint string
+	}{
+		{"no command", nil, "usage"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"unknown flag", []string{"run", "--frobnicate", "--", "true"}, "flag provided but not defined"},
+		{"no target", []string{"run"}, "no target"},
+		{"both targets", []string{"run", "--url", "http://127.0.0.1:1/mcp", "--", "true"}, "not both"},
+		{"bad url", []string{"run", "--url", "ftp://x"}, "not an http(s) URL"},
+		{"bad revision", []string{"run", "--revision", "2023-01-01", "--", "true"}, "unknown revision"},
+		{"unset bearer env", []string{"run", "--bearer-env", "MCPCONFORM_SURELY_UNSET", "--url", "http://127.0.0.1:1/mcp"}, "not set"},
+		{"bad header", []string{"run", "--header", "nocolon", "--url", "http://127.0.0.1:1/mcp"}, "Name: value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code, _ := cli(t, nil, tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.hint) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.hint)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") > 12 {
+				t.Errorf("usage errors should be short, got:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestUnreachableTargetsExit2(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"command that does not exist", []string{"run", "--quiet", "--timeout", "500ms", "--", "/nonexistent/mcp-server"}},
+		{"command that exits at once", []string{"run", "--quiet", "--timeout", "500ms", "--", "true"}},
+		{"nothing listening", []string{"run", "--quiet", "--timeout", "500ms", "--url", "http://127.0.0.1:1/mcp"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{tc.args[0], "--report-dir", t.TempDir()}, tc.args[1:]...)
+			start := time.Now()
+			_, stderr, code, _ := cli(t, nil, args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("a Go panic trace reached the user:\n%s", stderr)
+			}
+			if time.Since(start) > 30*time.Second {
+				t.Errorf("took %s", time.Since(start))
+			}
+		})
+	}
+}
+
+func TestListAndVersion(t *testing.T) {
+	out, _, code, _ := cli(t, nil, "list")
+	if code != 0 || !strings.Contains(out, "LIFE-001") || !strings.Contains(out, "STD-003") {
+		t.Errorf("list: exit %d\n%s", code, out)
+	}
+	all, _, _, _ := cli(t, nil, "list", "--all")
+	if !strings.Contains(all, "AUTH-010") || !strings.Contains(all, "no check yet") {
+		t.Errorf("list --all misses the catalog")
+	}
+	out, _, code, _ = cli(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "mcpconform ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// TestRunReferenceStdio runs the CLI against the aftersales fixture and
+// checks the exit code and that both report files are written.
+func TestRunReferenceStdio(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code, _ := cli(t, nil, "run", "--report-dir", dir, "--", os.Args[0], "fixture", "aftersales")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, f := range []string{"junit.xml", "report.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	if !strings.Contains(out, "result: PASSED") || !strings.Contains(stderr, "[  1/") {
+		t.Errorf("summary or progress missing:\n%s\n%s", out, stderr)
+	}
+}
+
+// BenchmarkRunStdio measures a full `mcpconform run` against the reference
+// fixture over stdio: wall time per run (ns/op) and the CLI's peak RSS.
+func BenchmarkRunStdio(b *testing.B) {
+	dir := b.TempDir()
+	var peak int64
+	for i := 0; i < b.N; i++ {
+		_, stderr, code, st := cli(b, []string{"MCPCONFORM_AS_CLI=1"}, "run", "--quiet", "--report-dir", dir, "--", os.Args[0], "fixture", "aftersales")
+		if code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr)
+		}
+		peak = max(peak, st.SysUsage().(*syscall.Rusage).Maxrss)
+	}
+	b.ReportMetric(float64(peak)/1024, "peak-MB")
+}
+
+// BenchmarkRunHTTP is BenchmarkRunStdio over Streamable HTTP.
+func BenchmarkRunHTTP(b *testing.B) {
+	url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	dir := b.TempDir()
+	var peak int64
+	for i := 0; i < b.N; i++ {
+		_, stderr, code, st := cli(b, nil, "run", "--quiet", "--report-dir", dir, "--url", url)
+		if code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr)
+		}
+		peak = max(peak, st.SysUsage().(*syscall.Rusage).Maxrss)
+	}
+	b.ReportMetric(float64(peak)/1024, "peak-MB")
+}
