@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,20 +72,46 @@ func TestUsageErrorsExit2(t *testing.T) {
 }
 
 func TestUnreachableTargetsExit2(t *testing.T) {
+	errors500 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "internal trouble", http.StatusInternalServerError)
+	}))
+	defer errors500.Close()
+	stop := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // holds the connection open, never answers
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer hang.Close()
+	defer close(stop)
+	t.Run("all", func(t *testing.T) { unreachableCases(t, errors500.URL, hang.URL) })
+}
+
+func unreachableCases(t *testing.T, url500, urlHang string) {
 	for _, tc := range []struct {
 		name string
 		args []string
+		hint string
 	}{
-		{"command that does not exist", []string{"run", "--quiet", "--timeout", "500ms", "--", "/nonexistent/mcp-server"}},
-		{"command that exits at once", []string{"run", "--quiet", "--timeout", "500ms", "--", "true"}},
-		{"nothing listening", []string{"run", "--quiet", "--timeout", "500ms", "--url", "http://127.0.0.1:1/mcp"}},
+		{"command that does not exist", []string{"run", "--quiet", "--timeout", "500ms", "--", "/nonexistent/mcp-server"}, "cannot start"},
+		{"command that exits at once", []string{"run", "--quiet", "--timeout", "500ms", "--", "true"}, "unreachable"},
+		{"command that writes garbage", []string{"run", "--quiet", "--timeout", "500ms", "--", "sh", "-c", "while :; do echo garbage; sleep 0.01; done"}, "not JSON-RPC"},
+		{"command that never answers", []string{"run", "--quiet", "--timeout", "500ms", "--", "sleep", "30"}, "no answer"},
+		{"nothing listening", []string{"run", "--quiet", "--timeout", "500ms", "--url", "http://127.0.0.1:1/mcp"}, "connection refused"},
+		{"HTTP 500 to everything", []string{"run", "--quiet", "--timeout", "500ms", "--url", url500}, "HTTP 500"},
+		{"HTTP server that holds the connection", []string{"run", "--quiet", "--timeout", "500ms", "--url", urlHang}, "unreachable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // the servers above outlive the group: see t.Run("all")
 			args := append([]string{tc.args[0], "--report-dir", t.TempDir()}, tc.args[1:]...)
 			start := time.Now()
 			_, stderr, code, _ := cli(t, nil, args...)
 			if code != 2 {
 				t.Errorf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.hint) {
+				t.Errorf("stderr lacks %q:\n%s", tc.hint, stderr)
 			}
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 				t.Errorf("a Go panic trace reached the user:\n%s", stderr)

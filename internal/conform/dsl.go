@@ -235,6 +235,15 @@ func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Re
 	}()
 	t.finish()
 	out := t.out
+	if sctx.Err() != nil && out.Verdict != PASS && out.Verdict != NA {
+		// Ginkgo cancelled the check (Ctrl-C or the run budget): whatever
+		// failed afterwards is not the server's doing.
+		out.Verdict = ERROR
+		out.Message = "the check was interrupted before it finished (" + context.Cause(sctx).Error() + "); last: " + out.Message
+		out.Expected, out.Actual = "", ""
+	} else if ctx.Err() != nil && out.Verdict == ERROR {
+		out.Message = fmt.Sprintf("the check exceeded its budget of %s; last: %s", env.SpecBudget, out.Message)
+	}
 	ginkgo.AddReportEntry(EntryName, out, ginkgo.ReportEntryVisibilityNever)
 	switch out.Verdict {
 	case FAIL:

@@ -178,14 +178,17 @@ type Session struct {
 
 	nextID atomic.Int64
 
-	mu        sync.Mutex
-	pending   map[string]*call // by ID.Key()
-	loose     map[string]*call // by ID.LooseKey()
-	byExch    map[int64]*call
-	events    []Event
-	eventSig  chan struct{}
-	closed    bool
-	closedErr error
+	mu            sync.Mutex
+	pending       map[string]*call // by ID.Key()
+	loose         map[string]*call // by ID.LooseKey()
+	byExch        map[int64]*call
+	events        []Event
+	eventBytes    int
+	droppedEvents int
+	orphans       map[int64]*orphan
+	eventSig      chan struct{}
+	closed        bool
+	closedErr     error
 
 	// Legacy state.
 	negotiated catalog.Revision
@@ -265,6 +268,68 @@ func (s *Session) dispatch(ctx context.Context) {
 	}
 }
 
+// Bounds on the events a session keeps: a flooding server must not grow
+// the harness without limit. The oldest events go first.
+const (
+	maxEvents     = 10_000
+	maxEventBytes = 32 << 20
+)
+
+func (s *Session) addEventLocked(e Event) {
+	s.events = append(s.events, e)
+	s.eventBytes += len(e.Frame.Raw)
+	for len(s.events) > maxEvents || (s.eventBytes > maxEventBytes && len(s.events) > 1) {
+		s.eventBytes -= len(s.events[0].Frame.Raw)
+		s.events[0] = Event{}
+		s.events = s.events[1:]
+		s.droppedEvents++
+	}
+}
+
+// orphan holds the frames of an HTTP exchange no call has claimed yet.
+type orphan struct {
+	frames []wire.Frame
+	ended  bool
+}
+
+// maxOrphans bounds the unclaimed exchanges kept (notifications and raw
+// sends never claim theirs).
+const maxOrphans = 64
+
+func (s *Session) orphanLocked(f wire.Frame) {
+	if s.orphans == nil {
+		s.orphans = map[int64]*orphan{}
+	}
+	o := s.orphans[f.Exchange]
+	if o == nil {
+		if len(s.orphans) >= maxOrphans {
+			oldest := int64(-1)
+			for k := range s.orphans {
+				if oldest < 0 || k < oldest {
+					oldest = k
+				}
+			}
+			delete(s.orphans, oldest)
+		}
+		o = &orphan{}
+		s.orphans[f.Exchange] = o
+	}
+	if f.Kind == wire.KindNote && f.Note == wire.NoteExchangeEnd {
+		o.ended = true
+		return
+	}
+	if len(o.frames) < 256 {
+		o.frames = append(o.frames, f)
+	}
+}
+
+// DroppedEvents returns how many events were discarded by the bounds.
+func (s *Session) DroppedEvents() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.droppedEvents
+}
+
 func (s *Session) signalLocked() {
 	close(s.eventSig)
 	s.eventSig = make(chan struct{})
@@ -304,6 +369,10 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		exch = s.byExch[f.Exchange]
 		if exch != nil {
 			exch.frames = append(exch.frames, f)
+		} else {
+			// The reply may be read before CallRaw registered the exchange:
+			// keep its frames until the call claims them.
+			s.orphanLocked(f)
 		}
 	}
 	switch f.Kind {
@@ -318,13 +387,13 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		return
 	case wire.KindMessage:
 	default:
-		s.events = append(s.events, Event{Frame: f})
+		s.addEventLocked(Event{Frame: f})
 		s.signalLocked()
 		return
 	}
 	msg, err := jsonrpc.Decode(f.Raw)
 	if err != nil {
-		s.events = append(s.events, Event{Frame: f, DecodeErr: err})
+		s.addEventLocked(Event{Frame: f, DecodeErr: err})
 		s.signalLocked()
 		return
 	}
@@ -339,7 +408,7 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		}
 	}
 	ev := Event{Frame: f, Msg: msg, Unsolicited: msg.Kind() == jsonrpc.KindResponse}
-	s.events = append(s.events, ev)
+	s.addEventLocked(ev)
 	s.signalLocked()
 	if msg.Kind() == jsonrpc.KindRequest && !s.Modern() {
 		go s.answerServerRequest(ctx, msg)
@@ -458,6 +527,11 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 	}
 	hdr := s.headersFor(method, p)
 	for k, v := range o.Header {
+		for have := range hdr { // replace regardless of the spelling
+			if strings.EqualFold(have, k) {
+				delete(hdr, have)
+			}
+		}
 		hdr[k] = v
 	}
 	return s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout)
@@ -499,7 +573,15 @@ func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	if reply != nil {
 		c.exchange.Store(reply.Exchange)
 		s.mu.Lock()
-		if c.resp == nil {
+		o := s.orphans[reply.Exchange]
+		delete(s.orphans, reply.Exchange)
+		if o != nil {
+			c.frames = append(o.frames, c.frames...)
+		}
+		switch {
+		case o != nil && o.ended:
+			s.finishLocked(c, nil) // no-op when the response already matched
+		case c.resp == nil:
 			s.byExch[reply.Exchange] = c
 		}
 		s.mu.Unlock()

@@ -155,11 +155,11 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		d.Revisions = append(d.Revisions, catalog.Modern)
 		d.Notes = append(d.Notes, "2026-07-28: server/discover answered with a result")
 		d.Sessions[catalog.Modern] = s
-	case resp != nil && resp.Msg != nil:
+	case resp != nil && (resp.Msg != nil || resp.Reply != nil):
 		d.Notes = append(d.Notes, "2026-07-28: server/discover answered "+resp.Describe()+"; treated as not supported")
 	default:
 		modernErr = err
-		d.Notes = append(d.Notes, fmt.Sprintf("2026-07-28: no answer to server/discover (%v); treated as not supported", err))
+		d.Notes = append(d.Notes, fmt.Sprintf("2026-07-28: no answer to server/discover (%v%s); treated as not supported", err, garbage(s)))
 	}
 	if d.Sessions[catalog.Modern] == nil {
 		s.Close()
@@ -183,11 +183,11 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		} else {
 			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) answered protocolVersion %q, not a legacy revision; legacy era not run", catalog.LatestLegacy, rev))
 		}
-	case resp != nil && resp.Msg != nil:
+	case resp != nil && (resp.Msg != nil || resp.Reply != nil):
 		d.Notes = append(d.Notes, "legacy: initialize answered "+resp.Describe()+"; treated as not supported")
 	default:
 		legacyErr = err
-		d.Notes = append(d.Notes, fmt.Sprintf("legacy: no answer to initialize (%v)", err))
+		d.Notes = append(d.Notes, fmt.Sprintf("legacy: no answer to initialize (%v%s)", err, garbage(s)))
 	}
 	if d.Sessions[s.Revision()] != s {
 		s.Close()
@@ -196,4 +196,25 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		d.Unreachable = fmt.Errorf("the target answered neither probe: %v", legacyErr)
 	}
 	return d
+}
+
+// garbage describes output of s that was not JSON-RPC, for probe notes.
+func garbage(s *session.Session) string {
+	n := 0
+	var first []byte
+	for _, e := range s.Events(0) {
+		if e.DecodeErr != nil {
+			if n == 0 {
+				first = e.Frame.Raw
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if len(first) > 80 {
+		first = append(first[:80:80], "…"...)
+	}
+	return fmt.Sprintf("; meanwhile it wrote %d messages that are not JSON-RPC, the first: %q", n, first)
 }

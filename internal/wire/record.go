@@ -140,7 +140,7 @@ type Recorder struct {
 
 // NewRecorder returns a recorder that redacts with r (which may be nil).
 func NewRecorder(r *Redactor) *Recorder {
-	return &Recorder{redactor: r, MaxBytes: 64 << 20, KeepOnOverflow: 512, MaxFrames: 500_000}
+	return &Recorder{redactor: r, MaxBytes: 32 << 20, KeepOnOverflow: 512, MaxFrames: 100_000}
 }
 
 // Redactor returns the recorder's redactor.

@@ -210,7 +210,9 @@ func (c *Conn) readStdout() {
 	for {
 		line, truncated, err := readLine(r, max)
 		if len(line) > 0 || (err == nil) {
-			c.q.push(c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindMessage, Raw: line, Truncated: truncated}))
+			if !c.q.push(c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindMessage, Raw: line, Truncated: truncated})) {
+				break // closing
+			}
 		}
 		if err != nil {
 			break
@@ -288,6 +290,7 @@ func (c *Conn) Close() error {
 		}
 		// Children left in the group would keep pipes open: end them too.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		close(c.q.stop) // a reader blocked on a full queue gives up
 		select {
 		case <-c.readDone:
 		case <-time.After(200 * time.Millisecond):
@@ -322,23 +325,51 @@ func (c *Conn) CloseStdinAndWait(d time.Duration) bool {
 	}
 }
 
-// queue is an unbounded FIFO of frames with a blocking, cancellable pop.
+// queue is a bounded FIFO of frames with a blocking, cancellable pop. When
+// it is full, push blocks: the reader stops reading, the server's stdout
+// pipe fills and the server blocks — backpressure instead of unbounded
+// memory when a server floods.
 type queue struct {
 	mu     sync.Mutex
 	items  []wire.Frame
+	bytes  int
 	notify chan struct{}
+	space  chan struct{}
+	stop   chan struct{}
 	closed bool
 }
 
-func newQueue() *queue { return &queue{notify: make(chan struct{}, 1)} }
+// Bounds of the queue between the stdout reader and Recv.
+const (
+	queueMaxItems = 4096
+	queueMaxBytes = 32 << 20
+)
 
-func (q *queue) push(f wire.Frame) {
-	q.mu.Lock()
-	q.items = append(q.items, f)
-	q.mu.Unlock()
-	select {
-	case q.notify <- struct{}{}:
-	default:
+func newQueue() *queue {
+	return &queue{notify: make(chan struct{}, 1), space: make(chan struct{}, 1), stop: make(chan struct{})}
+}
+
+// push appends f, waiting for room; it returns false once the queue was
+// stopped (the connection is closing).
+func (q *queue) push(f wire.Frame) bool {
+	for {
+		q.mu.Lock()
+		if len(q.items) < queueMaxItems && (q.bytes+len(f.Raw) <= queueMaxBytes || len(q.items) == 0) {
+			q.items = append(q.items, f)
+			q.bytes += len(f.Raw)
+			q.mu.Unlock()
+			select {
+			case q.notify <- struct{}{}:
+			default:
+			}
+			return true
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.space:
+		case <-q.stop:
+			return false
+		}
 	}
 }
 
@@ -359,7 +390,12 @@ func (q *queue) pop(ctx context.Context) (wire.Frame, error) {
 			f := q.items[0]
 			q.items[0] = wire.Frame{}
 			q.items = q.items[1:]
+			q.bytes -= len(f.Raw)
 			q.mu.Unlock()
+			select {
+			case q.space <- struct{}{}:
+			default:
+			}
 			return f, nil
 		}
 		closed := q.closed
