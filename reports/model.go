@@ -6,6 +6,7 @@ package reports
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -126,17 +127,20 @@ func TranscriptOf(frames []wire.Frame) []Exchange {
 }
 
 func quoteBytes(b []byte) string {
-	s := ""
+	const hex = "0123456789abcdef"
+	var sb strings.Builder
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
 		if r == utf8.RuneError && n == 1 {
-			s += "\\x" + string("0123456789abcdef"[b[0]>>4]) + string("0123456789abcdef"[b[0]&15])
+			sb.WriteString(`\x`)
+			sb.WriteByte(hex[b[0]>>4])
+			sb.WriteByte(hex[b[0]&15])
 		} else {
-			s += string(b[:n])
+			sb.Write(b[:n])
 		}
 		b = b[n:]
 	}
-	return s
+	return sb.String()
 }
 
 // Verdicts in report order.

@@ -22,6 +22,19 @@ func (t *T) Incoming(s *session.Session) []wire.Frame {
 	return out
 }
 
+// AllIncoming returns every server→harness frame of session s recorded in
+// the run, from the connection's start.
+func (t *T) AllIncoming(s *session.Session) []wire.Frame {
+	var out []wire.Frame
+	name := s.Conn().Name()
+	for _, f := range t.Env.Recorder().Since(0, 0) {
+		if f.Conn == name && f.Dir == wire.In {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Declared reports whether the server declared capability name (e.g.
 // "tools") in the session's initialize or discover result.
 func Declared(s *session.Session, name string) bool {

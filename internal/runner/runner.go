@@ -188,7 +188,7 @@ func Run(cfg Config) (*Outcome, error) {
 		}
 		done++
 		if o := outcomeOf(sr); o != nil {
-			fmt.Fprintf(cfg.Progress, "[%3d/%d] %-5s %-9s %-10s %s\n", done, total, o.Verdict, o.Requirement, o.Revision, sr.LeafNodeText)
+			fmt.Fprintf(cfg.Progress, "[%3d/%d] %-5s %-12s %-9s %-10s %s\n", done, total, o.Verdict, catalog.AreaOf(o.Requirement), o.Requirement, o.Revision, sr.LeafNodeText)
 		}
 	})
 	ginkgo.ReportAfterSuite("mcpconform reports", func(gr ginkgo.Report) {
@@ -318,7 +318,10 @@ func labelValue(sr types.SpecReport, key string) string {
 // for one revision.
 func validate(desc string, sc types.SuiteConfig, rc types.ReporterConfig) error {
 	sc.LabelFilter = ""
-	preview := ginkgo.PreviewSpecs(desc, sc, rc)
+	return validateReport(ginkgo.PreviewSpecs(desc, sc, rc))
+}
+
+func validateReport(preview types.Report) error {
 	seen := map[string]string{}
 	var problems []string
 	for _, sr := range preview.SpecReports {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -151,9 +152,11 @@ func (t *Target) Detect(ctx context.Context) Detection {
 	}
 	resp, err := s.Discover(ctx)
 	switch {
+	case err == nil && resp.IsResult() && !listsModern(resp):
+		d.Notes = append(d.Notes, "2026-07-28: server/discover answered, but its supportedVersions do not include 2026-07-28; treated as not supported")
 	case err == nil && resp.IsResult():
 		d.Revisions = append(d.Revisions, catalog.Modern)
-		d.Notes = append(d.Notes, "2026-07-28: server/discover answered with a result")
+		d.Notes = append(d.Notes, "2026-07-28: server/discover answered with a result listing 2026-07-28")
 		d.Sessions[catalog.Modern] = s
 	case resp != nil && (resp.Msg != nil || resp.Reply != nil):
 		d.Notes = append(d.Notes, "2026-07-28: server/discover answered "+resp.Describe()+"; treated as not supported")
@@ -217,4 +220,16 @@ func garbage(s *session.Session) string {
 		first = append(first[:80:80], "…"...)
 	}
 	return fmt.Sprintf("; meanwhile it wrote %d messages that are not JSON-RPC, the first: %q", n, first)
+}
+
+// listsModern reports whether a discover result names 2026-07-28 among its
+// supportedVersions (a client only speaks a version the server lists).
+func listsModern(resp *session.Response) bool {
+	var res struct {
+		SupportedVersions []string `json:"supportedVersions"`
+	}
+	if resp.Result(&res) != nil {
+		return false
+	}
+	return slices.Contains(res.SupportedVersions, string(catalog.Modern))
 }

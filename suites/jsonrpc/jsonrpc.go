@@ -20,8 +20,8 @@ var _ = c.Area("jsonrpc", func() {
 		t.Battery(s)
 		t.Settle(s)
 		for _, f := range t.Incoming(s) {
-			if f.Kind != wire.KindMessage {
-				continue
+			if f.Kind != wire.KindMessage || f.Truncated {
+				continue // a cut frame cannot be judged (size caps)
 			}
 			m, err := c.Decode(f)
 			if err != nil {

@@ -12,12 +12,14 @@ import (
 
 var _ = c.Area("stdio", func() {
 	c.It("STD-001", "every stdout line is exactly one JSON-RPC message", func(t *c.T) {
-		s := t.Open()
+		// The shared session's process has run since the era probe: judge
+		// everything it ever wrote (startup banners included) plus a battery.
+		s := t.Shared()
 		t.Battery(s)
 		t.Settle(s)
-		for _, f := range t.Incoming(s) {
-			if f.Kind != wire.KindMessage {
-				continue
+		for _, f := range t.AllIncoming(s) {
+			if f.Kind != wire.KindMessage || f.Truncated {
+				continue // a cut frame cannot be judged (size caps)
 			}
 			raw := bytes.TrimSuffix(f.Raw, []byte{'\r'})
 			if len(bytes.TrimSpace(raw)) == 0 {

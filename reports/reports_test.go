@@ -1,0 +1,106 @@
+package reports
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+func it(req, rev string, state types.SpecState) types.SpecReport {
+	return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: req, State: state,
+		LeafNodeLabels: []string{"req:" + req, "rev:" + rev}, RunTime: time.Millisecond}
+}
+
+func TestJUnitCarriesVerdictsAndProperties(t *testing.T) {
+	results := []Result{
+		{Requirement: "LIFE-001", Revision: "2025-11-25", Verdict: "PASS", Level: "MUST", Area: "lifecycle", Transport: "stdio", Title: "t1", Source: "src"},
+		{Requirement: "LIFE-002", Revision: "2025-11-25", Verdict: "FAIL", Level: "MUST", Area: "lifecycle", Transport: "stdio", Message: "echoed 1900-01-01", Expected: "a supported version", Actual: "1900-01-01"},
+		{Requirement: "LIFE-004", Revision: "2025-11-25", Verdict: "WARN", Level: "SHOULD", Area: "lifecycle", Transport: "stdio", Message: "early notification"},
+		{Requirement: "LIFE-006", Revision: "2026-07-28", Verdict: "NA", Level: "MUST", Area: "lifecycle", Transport: "stdio", Message: "revision not supported"},
+		{Requirement: "RPC-001", Revision: "2025-11-25", Verdict: "ERROR", Level: "MUST", Area: "jsonrpc", Transport: "stdio", Message: "could not open a session"},
+	}
+	gr := types.Report{SuiteDescription: "mcpconform", SpecReports: []types.SpecReport{
+		it("LIFE-001", "2025-11-25", types.SpecStatePassed),
+		it("LIFE-002", "2025-11-25", types.SpecStateFailed),
+		it("LIFE-004", "2025-11-25", types.SpecStatePassed),
+		it("LIFE-006", "2026-07-28", types.SpecStateSkipped),
+		it("RPC-001", "2025-11-25", types.SpecStateFailed),
+		it("LIFE-009", "2026-07-28", types.SpecStateSkipped), // not selected: no result
+	}}
+	for _, strict := range []bool{false, true} {
+		dir := t.TempDir()
+		path, err := WriteJUnit(dir, gr, Index(results), strict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		var suites reporters.JUnitTestSuites
+		if err := xml.Unmarshal(b, &suites); err != nil {
+			t.Fatalf("junit.xml does not parse: %v", err)
+		}
+		ts := suites.TestSuites[0]
+		wantFailures := 1
+		if strict {
+			wantFailures = 2
+		}
+		if ts.Tests != 5 || ts.Failures != wantFailures || ts.Errors != 1 || ts.Skipped != 1 {
+			t.Errorf("strict=%v: tests %d failures %d errors %d skipped %d", strict, ts.Tests, ts.Failures, ts.Errors, ts.Skipped)
+		}
+		tc := ts.TestCases[1]
+		if tc.Properties.WithName("requirement") != "LIFE-002" || tc.Properties.WithName("level") != "MUST" ||
+			tc.Properties.WithName("revision") != "2025-11-25" || tc.Properties.WithName("verdict") != "FAIL" {
+			t.Errorf("properties %+v", tc.Properties)
+		}
+		if tc.Failure == nil || !strings.Contains(tc.Failure.Description, "expected: a supported version") {
+			t.Errorf("failure %+v", tc.Failure)
+		}
+		if ts.TestCases[3].Skipped == nil || !strings.Contains(ts.TestCases[3].Skipped.Message, "revision not supported") {
+			t.Errorf("NA must be a skip with its reason: %+v", ts.TestCases[3])
+		}
+	}
+}
+
+func TestSummaryGateAndHollow(t *testing.T) {
+	rs := []Result{{Verdict: "PASS", Area: "a"}, {Verdict: "WARN", Area: "a"}, {Verdict: "NA", Area: "b"}}
+	if s := Summarize(rs, false); !s.Passed || s.Hollow || s.Counts["WARN"] != 1 || s.ByArea["a"]["PASS"] != 1 {
+		t.Errorf("%+v", s)
+	}
+	if s := Summarize(rs, true); s.Passed {
+		t.Error("strict: WARN must fail the gate")
+	}
+	if s := Summarize(append(rs, Result{Verdict: "NA"}, Result{Verdict: "ERROR"}), false); !s.Hollow || s.Passed {
+		t.Errorf("mostly NA/ERROR must be hollow and failing: %+v", s)
+	}
+	if s := Summarize(nil, false); !s.Hollow {
+		t.Error("an empty run is hollow")
+	}
+}
+
+// TestTranscriptKeepsRedactionAndEscapesBinary: frames come redacted from
+// the recorder; invalid UTF-8 is kept readable and marked.
+func TestTranscriptKeepsRedactionAndEscapesBinary(t *testing.T) {
+	rec := wire.NewRecorder(wire.NewRedactor("s3cret-token"))
+	rec.Record(wire.Frame{Conn: "stdio#1", Dir: wire.In, Raw: []byte(`{"echo":"s3cret-token"}`)})
+	rec.Record(wire.Frame{Conn: "stdio#1", Dir: wire.In, Raw: []byte{'o', 'k', 0xff, 0xfe}})
+	ts := TranscriptOf(rec.Since(0, 0))
+	b, _ := json.Marshal(ts)
+	if strings.Contains(string(b), "s3cret-token") {
+		t.Fatal("secret in transcript")
+	}
+	if ts[1].Encoding != "go-quoted" || ts[1].Body != `ok\xff\xfe` {
+		t.Errorf("binary body %q (%s)", ts[1].Body, ts[1].Encoding)
+	}
+	p, err := WriteJSON(t.TempDir(), &Report{SchemaVersion: SchemaVersion, Results: []Result{{Transcript: ts}}})
+	if err != nil || filepath.Base(p) != "report.json" {
+		t.Fatal(err)
+	}
+}
