@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -85,9 +87,19 @@ func Run(cfg Config) (*Outcome, error) {
 	started := time.Now()
 	tg := cfg.Target
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*tg.Timeout+10*time.Second)
+	// Until Ginkgo takes over signal handling (RunSpecs), Ctrl-C cancels
+	// the probes; every connection they opened is closed and reaped.
+	sigCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	ctx, cancel := context.WithTimeout(sigCtx, 2*tg.Timeout+10*time.Second)
 	det := tg.Detect(ctx)
 	cancel()
+	if sigCtx.Err() != nil {
+		for _, s := range det.Sessions {
+			s.Close()
+		}
+		return nil, fmt.Errorf("%w: interrupted while probing the target, before any check ran", ErrUnreachable)
+	}
 	if det.Unreachable != nil {
 		return nil, fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
 	}
@@ -139,7 +151,7 @@ func Run(cfg Config) (*Outcome, error) {
 	for _, r := range revs {
 		rep.Revisions = append(rep.Revisions, string(r))
 		era := reports.Era{Revision: string(r)}
-		ectx, ecancel := context.WithTimeout(context.Background(), 2*tg.Timeout+5*time.Second)
+		ectx, ecancel := context.WithTimeout(sigCtx, 2*tg.Timeout+5*time.Second)
 		s, err := env.Shared(ectx, r)
 		ecancel()
 		if err != nil {
@@ -161,6 +173,11 @@ func Run(cfg Config) (*Outcome, error) {
 	if rep.Revision == "" {
 		rep.Revision = string(revs[0])
 	}
+
+	if sigCtx.Err() != nil {
+		return nil, fmt.Errorf("%w: interrupted while opening sessions, before any check ran", ErrUnreachable)
+	}
+	stopSignals() // Ginkgo's interrupt handler takes over: it ends the running check and still writes the reports
 
 	conform.SetEnv(env)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
