@@ -107,6 +107,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		strict      = fs.Bool("strict", false, "WARN fails the run")
 		labelFilter = fs.String("label-filter", "", "Ginkgo label expression selecting checks, e.g. 'area:lifecycle && level:MUST'")
 		quiet       = fs.Bool("quiet", false, "no progress lines")
+		only        = fs.String("only", "", "comma list of requirement ids to run (others are not run)")
+		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		cwd         = fs.String("cwd", "", "working directory of the stdio server")
 		headers     multiFlag
 		envs        multiFlag
@@ -164,6 +166,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			revs = append(revs, rev)
 		}
 	}
+	filter, err := selection(*labelFilter, *only, *skip)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+		return exitUsage
+	}
 	session.ClientVersion = toolVersion()
 	progress := stderr
 	if *quiet {
@@ -172,17 +179,47 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	dir, _ := filepath.Abs(*reportDir)
 	fmt.Fprintf(progress, "mcpconform %s: checking %s (%s)\n", toolVersion(), tg.Describe(), tg.Transport())
 	out, err := runner.Run(runner.Config{
-		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: *labelFilter, Strict: *strict,
+		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))
 		return exitUsage
 	}
+	if out.Report.Summary.Total == 0 {
+		fmt.Fprintf(stderr, "mcpconform run: the selection (--label-filter/--only/--skip) matched no check\n")
+		return exitUsage
+	}
 	if !out.Report.Summary.Passed {
 		return exitFail
 	}
 	return exitOK
+}
+
+// selection combines --label-filter, --only and --skip into one Ginkgo
+// label expression; ids must be in the catalog.
+func selection(labelFilter, only, skip string) (string, error) {
+	var parts []string
+	if strings.TrimSpace(labelFilter) != "" {
+		parts = append(parts, "("+labelFilter+")")
+	}
+	for _, sel := range []struct {
+		flag, list, format string
+	}{{"--only", only, "req: containsAny {%s}"}, {"--skip", skip, "!(req: containsAny {%s})"}} {
+		if strings.TrimSpace(sel.list) == "" {
+			continue
+		}
+		var ids []string
+		for _, id := range strings.Split(sel.list, ",") {
+			id = strings.ToUpper(strings.TrimSpace(id))
+			if _, ok := catalog.Get(id); !ok {
+				return "", fmt.Errorf("%s: %q is not a requirement id (see 'mcpconform list --all')", sel.flag, id)
+			}
+			ids = append(ids, id)
+		}
+		parts = append(parts, fmt.Sprintf(sel.format, strings.Join(ids, ", ")))
+	}
+	return strings.Join(parts, " && "), nil
 }
 
 func looksSecret(name string) bool {

@@ -1,0 +1,156 @@
+// Package suites is the Go test API of mcpconform: a Go MCP server project
+// calls Run from its own `go test` to check its server with the whole
+// suite, fail the test with the failing requirement ids, and write the
+// same reports as the CLI.
+//
+//	func TestConformance(t *testing.T) {
+//		suites.Run(t, suites.Stdio("go", "run", "./cmd/server"))
+//	}
+//
+// Run uses Ginkgo in-process, which allows one suite run per test binary:
+// call Run once per package (check several targets from the CLI or from
+// several packages).
+package suites
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/runner"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/wire"
+	_ "github.com/mcpconform/mcpconform/suites/all" // the checks
+)
+
+// Target is the server under test.
+type Target struct {
+	command []string
+	url     string
+}
+
+// Stdio checks a server launched as command with args, speaking stdio.
+func Stdio(command string, args ...string) Target {
+	return Target{command: append([]string{command}, args...)}
+}
+
+// HTTP checks a Streamable HTTP endpoint.
+func HTTP(url string) Target { return Target{url: url} }
+
+// Option tunes a Run.
+type Option func(*config)
+
+type config struct {
+	env         []string
+	dir         string
+	bearer      string
+	source      string
+	header      http.Header
+	revisions   []catalog.Revision
+	reportDir   string
+	strict      bool
+	labelFilter string
+	timeout     time.Duration
+}
+
+// WithEnv adds environment variables (NAME=value) for a stdio server.
+func WithEnv(kv ...string) Option { return func(c *config) { c.env = append(c.env, kv...) } }
+
+// WithDir sets the working directory of a stdio server.
+func WithDir(dir string) Option { return func(c *config) { c.dir = dir } }
+
+// WithBearerEnv sends the bearer token held by environment variable name.
+func WithBearerEnv(name string) Option {
+	return func(c *config) { c.bearer, c.source = os.Getenv(name), "env "+name }
+}
+
+// WithHeader adds an HTTP header to every request.
+func WithHeader(name, value string) Option {
+	return func(c *config) {
+		if c.header == nil {
+			c.header = http.Header{}
+		}
+		c.header.Add(name, value)
+	}
+}
+
+// WithRevisions runs the given revisions instead of detecting them.
+func WithRevisions(revs ...string) Option {
+	return func(c *config) {
+		for _, r := range revs {
+			c.revisions = append(c.revisions, catalog.Revision(r))
+		}
+	}
+}
+
+// WithReportDir writes junit.xml and report.json there (default: the
+// directory named by MCPCONFORM_REPORT_DIR, else a temporary directory).
+func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
+
+// WithStrict makes WARN fail the test.
+func WithStrict() Option { return func(c *config) { c.strict = true } }
+
+// WithLabelFilter selects checks with a Ginkgo label expression, e.g.
+// "area:lifecycle && level:MUST".
+func WithLabelFilter(expr string) Option { return func(c *config) { c.labelFilter = expr } }
+
+// WithTimeout sets the per-response deadline (default 5s).
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// Run checks the target and fails t with the ids of the failing
+// requirements. The terminal summary goes to t.Log.
+func Run(t *testing.T, tg Target, opts ...Option) {
+	t.Helper()
+	c := &config{timeout: 5 * time.Second}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.reportDir == "" {
+		c.reportDir = os.Getenv("MCPCONFORM_REPORT_DIR")
+	}
+	if c.reportDir == "" {
+		c.reportDir = t.TempDir()
+	}
+	redactor := wire.NewRedactor(c.bearer)
+	trg := &target.Target{
+		Command: tg.command, URL: tg.url, Env: c.env, Dir: c.dir, Header: c.header,
+		Bearer: c.bearer, BearerSource: c.source, Timeout: c.timeout, Recorder: wire.NewRecorder(redactor),
+	}
+	if err := trg.Validate(); err != nil {
+		t.Fatalf("mcpconform: %v", err)
+	}
+	var summary bytes.Buffer
+	out, err := runner.Run(runner.Config{
+		Target: trg, Revisions: c.revisions, ReportDir: c.reportDir, LabelFilter: c.labelFilter,
+		Strict: c.strict, Summary: &summary, Version: "go-test", T: &quiet{},
+	})
+	if err != nil {
+		t.Fatalf("mcpconform: %s", redactor.String(err.Error()))
+	}
+	t.Log(summary.String())
+	if out.Report.Summary.Passed {
+		return
+	}
+	failing := map[string]bool{}
+	for _, r := range out.Report.Results {
+		if r.Verdict == "FAIL" || r.Verdict == "ERROR" || (c.strict && r.Verdict == "WARN") {
+			failing[r.Requirement] = true
+		}
+	}
+	ids := make([]string, 0, len(failing))
+	for id := range failing {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return catalog.Less(ids[i], ids[j]) })
+	t.Errorf("mcpconform: the server fails %d requirement(s): %s (reports in %s)", len(ids), strings.Join(ids, ", "), c.reportDir)
+}
+
+// quiet receives Ginkgo's Fail(); the verdict is read from the report.
+type quiet struct{}
+
+func (quiet) Fail() {}
