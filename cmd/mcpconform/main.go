@@ -50,6 +50,9 @@ const usage = `mcpconform — conformance suite for MCP servers
 usage:
   mcpconform run [flags] -- COMMAND [ARGS...]   check a stdio server
   mcpconform run [flags] --url URL              check a Streamable HTTP server
+  mcpconform inspect [flags] -- COMMAND | --url URL
+                                                connect like a host: identity, catalog,
+                                                --declarations json, --call NAME --args JSON
   mcpconform list                               print the requirement catalog
   mcpconform fixture NAME [--http ADDR] [--mutant NAME]
                                                 serve a built-in fixture server
@@ -73,6 +76,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "list":
 		return cmdList(args[1:], stdout, stderr)
+	case "inspect":
+		return cmdInspect(args[1:], stdout, stderr)
 	case "fixture":
 		return fixtures.Main(args[1:], os.Stdin, stdout, stderr)
 	case "version", "--version":
@@ -92,16 +97,81 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
+// targetFlags are the flags that name and reach a target; run, inspect
+// (and later fuzz) share them.
+type targetFlags struct {
+	url, bearerEnv, bearerFile, cwd string
+	timeout                         time.Duration
+	headers, envs                   multiFlag
+}
+
+func (tf *targetFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&tf.url, "url", "", "Streamable HTTP endpoint of the server")
+	fs.StringVar(&tf.bearerEnv, "bearer-env", "", "name of an environment variable holding the bearer token")
+	fs.StringVar(&tf.bearerFile, "bearer-file", "", "file holding the bearer token")
+	fs.StringVar(&tf.cwd, "cwd", "", "working directory of the stdio server")
+	fs.DurationVar(&tf.timeout, "timeout", 5*time.Second, "deadline for each response")
+	fs.Var(&tf.headers, "header", "extra HTTP header 'Name: value' (repeatable)")
+	fs.Var(&tf.envs, "env", "extra environment variable NAME=value for the stdio server (repeatable)")
+}
+
+// build makes the target (command = the arguments after the flags) with a
+// recorder whose redactor knows every secret the flags carry.
+func (tf *targetFlags) build(command []string) (*target.Target, *wire.Redactor, error) {
+	redactor := wire.NewRedactor()
+	tg := &target.Target{URL: tf.url, Command: command, Env: tf.envs, Dir: tf.cwd, Timeout: tf.timeout, Header: http.Header{}}
+	for _, h := range tf.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, nil, fmt.Errorf("--header %q is not 'Name: value'", h)
+		}
+		tg.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		if strings.EqualFold(strings.TrimSpace(k), "Authorization") {
+			redactor.AddSecret(strings.TrimSpace(v))
+		}
+	}
+	for _, e := range tf.envs {
+		if k, v, ok := strings.Cut(e, "="); ok && looksSecret(k) {
+			redactor.AddSecret(v)
+		}
+	}
+	token, source, err := bearer(tf.bearerEnv, tf.bearerFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	tg.Bearer, tg.BearerSource = token, source
+	redactor.AddSecret(token)
+	tg.Recorder = wire.NewRecorder(redactor)
+	if err := tg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	session.ClientVersion = toolVersion()
+	return tg, redactor, nil
+}
+
+// parseFlags parses args; on -h it prints the usage and returns done.
+func parseFlags(fs *flag.FlagSet, args []string, usageLine string, stdout, stderr io.Writer) (done bool, code int) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintf(stdout, "usage: %s\n\nflags:\n", usageLine)
+			fs.PrintDefaults()
+			return true, exitOK
+		}
+		fmt.Fprintf(stderr, "mcpconform %s: %v (see 'mcpconform %s --help')\n", fs.Name(), err, fs.Name())
+		return true, exitUsage
+	}
+	return false, exitOK
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	var tf targetFlags
+	tf.register(fs)
 	var (
-		url         = fs.String("url", "", "Streamable HTTP endpoint of the server")
 		revision    = fs.String("revision", "auto", "auto, or a comma list of revisions (2024-11-05 … 2026-07-28)")
 		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for junit.xml and report.json")
-		bearerEnv   = fs.String("bearer-env", "", "name of an environment variable holding the bearer token")
-		bearerFile  = fs.String("bearer-file", "", "file holding the bearer token")
-		timeout     = fs.Duration("timeout", 5*time.Second, "deadline for each response")
 		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
 		window      = fs.Duration("window", 25*time.Millisecond, "grace period, after a barrier request was answered, to watch for traffic that must not come")
 		strict      = fs.Bool("strict", false, "WARN fails the run")
@@ -109,49 +179,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		quiet       = fs.Bool("quiet", false, "no progress lines")
 		only        = fs.String("only", "", "comma list of requirement ids to run (others are not run)")
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
-		cwd         = fs.String("cwd", "", "working directory of the stdio server")
-		headers     multiFlag
-		envs        multiFlag
 	)
-	fs.Var(&headers, "header", "extra HTTP header 'Name: value' (repeatable)")
-	fs.Var(&envs, "env", "extra environment variable NAME=value for the stdio server (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprintln(stdout, "usage: mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL\n\nflags:")
-			fs.PrintDefaults()
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "mcpconform run: %v (see 'mcpconform run --help')\n", err)
-		return exitUsage
+	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL", stdout, stderr); done {
+		return code
 	}
-	redactor := wire.NewRedactor()
-	tg := &target.Target{URL: *url, Command: fs.Args(), Env: envs, Dir: *cwd, Timeout: *timeout, Header: http.Header{}}
-	for _, h := range headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			fmt.Fprintf(stderr, "mcpconform run: --header %q is not 'Name: value'\n", h)
-			return exitUsage
-		}
-		tg.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-		if strings.EqualFold(strings.TrimSpace(k), "Authorization") {
-			redactor.AddSecret(strings.TrimSpace(v))
-		}
-	}
-	for _, e := range envs {
-		if k, v, ok := strings.Cut(e, "="); ok && looksSecret(k) {
-			redactor.AddSecret(v)
-		}
-	}
-	token, source, err := bearer(*bearerEnv, *bearerFile)
+	tg, redactor, err := tf.build(fs.Args())
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
-		return exitUsage
-	}
-	tg.Bearer, tg.BearerSource = token, source
-	redactor.AddSecret(token)
-	tg.Recorder = wire.NewRecorder(redactor)
-	if err := tg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %v (see 'mcpconform run --help')\n", err)
 		return exitUsage
 	}
@@ -171,7 +204,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
 		return exitUsage
 	}
-	session.ClientVersion = toolVersion()
 	progress := stderr
 	if *quiet {
 		progress = io.Discard

@@ -189,3 +189,30 @@ func BenchmarkRunHTTP(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak)/1024, "peak-MB")
 }
+
+// TestInspect: the host view prints the catalog, exports declarations,
+// runs an allowed call with its record, and refuses a call the policy
+// forbids (exit 2) without sending it.
+func TestInspect(t *testing.T) {
+	fx := []string{"--", os.Args[0], "fixture", "aftersales"}
+	out, stderr, code, _ := cli(t, nil, append([]string{"inspect"}, fx...)...)
+	if code != 0 || !strings.Contains(out, "Tools (13)") || !strings.Contains(out, "Revision      2026-07-28") {
+		t.Errorf("inspect: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, _, code, _ = cli(t, nil, append([]string{"inspect", "--declarations", "json"}, fx...)...)
+	if code != 0 || !strings.Contains(out, `"type": "function"`) || !strings.Contains(out, `"name": "get_order"`) {
+		t.Errorf("declarations: exit %d\n%s", code, out)
+	}
+	out, _, code, _ = cli(t, nil, append([]string{"inspect", "--revision", "2025-11-25", "--call", "get_order", "--args", `{"order_id":"A1001"}`}, fx...)...)
+	if code != 0 || !strings.Contains(out, `"layer": "result"`) {
+		t.Errorf("call: exit %d\n%s", code, out)
+	}
+	out, stderr, code, _ = cli(t, nil, append([]string{"inspect", "--call", "create_refund_draft", "--args", `{"order_id":"A1001","reason":"x"}`}, fx...)...)
+	if code != 2 || !strings.Contains(stderr, "--call-tools all") || strings.Contains(out, "Record") {
+		t.Errorf("a write tool under readonly must be refused: exit %d\n%s\n%s", code, out, stderr)
+	}
+	_, stderr, code, _ = cli(t, nil, append([]string{"inspect", "--args", `{}`}, fx...)...)
+	if code != 2 || !strings.Contains(stderr, "--args needs --call") {
+		t.Errorf("usage: exit %d %s", code, stderr)
+	}
+}
