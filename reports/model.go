@@ -16,7 +16,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.0"
+const SchemaVersion = "1.1"
 
 // Report is the content of report.json.
 type Report struct {
@@ -38,6 +38,8 @@ type Report struct {
 	Stderr string `json:"stderr,omitempty"`
 	// Interrupted is set when the run was stopped before all checks ran.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Baseline is set when a baseline was applied (ApplyBaseline); since 1.1.
+	Baseline *BaselineSummary `json:"baseline,omitempty"`
 }
 
 // Tool identifies mcpconform.
@@ -82,6 +84,10 @@ type Result struct {
 	Source      string     `json:"source,omitempty"`
 	DurationMs  float64    `json:"durationMs"`
 	Transcript  []Exchange `json:"transcript,omitempty"`
+	// Baselined is set on a failing result a baseline entry covers (it no
+	// longer fails the gate); BaselineReason is that entry's reason. Since 1.1.
+	Baselined      bool   `json:"baselined,omitempty"`
+	BaselineReason string `json:"baselineReason,omitempty"`
 }
 
 // Exchange is one transcript entry.
@@ -160,7 +166,13 @@ type Summary struct {
 	// Strict says whether WARN counted as failing.
 	Strict bool `json:"strict"`
 	// Passed is the gate: no FAIL, no ERROR (and no WARN when strict).
+	// With a baseline: no such result that the baseline does not cover, and
+	// no stale baseline entry.
 	Passed bool `json:"passed"`
+	// Baselined counts failing results a baseline covers; Stale counts
+	// baseline entries whose requirement now passes. Since 1.1.
+	Baselined int `json:"baselined"`
+	Stale     int `json:"stale"`
 }
 
 // Summarize computes the summary of results.
