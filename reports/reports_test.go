@@ -38,7 +38,7 @@ func TestJUnitCarriesVerdictsAndProperties(t *testing.T) {
 	}}
 	for _, strict := range []bool{false, true} {
 		dir := t.TempDir()
-		path, err := WriteJUnit(dir, gr, Index(results), strict)
+		path, err := WriteJUnit(dir, gr, &Report{Results: results, Summary: Summary{Strict: strict}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,11 @@ func Terminal(w io.Writer, r *Report, files []string) {
 	if len(problems) > 0 {
 		fmt.Fprintf(w, "\n")
 		for _, p := range problems {
-			fmt.Fprintf(w, "%-5s %s [%s %s %s] %s\n", p.Verdict, p.Requirement, p.Level, p.Revision, p.Transport, p.Title)
+			tag := ""
+			if p.Baselined {
+				tag = " (baselined)"
+			}
+			fmt.Fprintf(w, "%-5s %s [%s %s %s] %s%s\n", p.Verdict, p.Requirement, p.Level, p.Revision, p.Transport, p.Title, tag)
 			if p.Message != "" {
 				fmt.Fprintf(w, "      %s\n", oneLine(p.Message, 300))
 			}
@@ -53,6 +57,7 @@ func Terminal(w io.Writer, r *Report, files []string) {
 	if r.Interrupted {
 		fmt.Fprintf(w, "INTERRUPTED: the run was stopped; the reports hold the checks that finished\n")
 	}
+	TerminalBaseline(w, r)
 	verdict := "PASSED"
 	if !s.Passed {
 		verdict = "FAILED"

@@ -43,7 +43,8 @@ type SpecKey struct{ Requirement, Revision string }
 // transport, verdict, source), its verdict message and transcript in
 // system-out, WARN counts as a failure under strict, ERROR becomes an
 // <error>, NA a <skipped> with the reason.
-func WriteJUnit(dir string, gr types.Report, results map[SpecKey]*Result, strict bool) (string, error) {
+func WriteJUnit(dir string, gr types.Report, rep *Report) (string, error) {
+	results, strict := Index(rep.Results), rep.Summary.Strict
 	path := filepath.Join(dir, "junit.xml")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -99,7 +100,14 @@ func WriteJUnit(dir string, gr types.Report, results map[SpecKey]*Result, strict
 			}}
 			tc.SystemOut = systemOut(res)
 			tc.Failure, tc.Error, tc.Skipped = nil, nil, nil
+			if res.Baselined {
+				tc.Properties.Properties = append(tc.Properties.Properties, reporters.JUnitProperty{Name: "baselined", Value: res.BaselineReason})
+			}
 			switch {
+			case res.Baselined:
+				tc.Status = "skipped"
+				tc.Skipped = &reporters.JUnitSkipped{Message: fmt.Sprintf("baselined %s (%s): %s", res.Verdict, res.BaselineReason, res.Message)}
+				ts.Skipped++
 			case res.Verdict == "FAIL" || (res.Verdict == "WARN" && strict):
 				tc.Status = "failed"
 				tc.Failure = &reporters.JUnitFailure{Message: res.Message, Type: res.Verdict, Description: failureText(res)}
@@ -116,6 +124,18 @@ func WriteJUnit(dir string, gr types.Report, results map[SpecKey]*Result, strict
 				tc.Status = "passed"
 			}
 			kept = append(kept, tc)
+		}
+		if si == 0 && rep.Baseline != nil {
+			for _, stale := range rep.Baseline.Stale {
+				kept = append(kept, reporters.JUnitTestCase{
+					Name:      "stale baseline entry " + stale,
+					Classname: "mcpconform.baseline",
+					Status:    "failed",
+					Failure: &reporters.JUnitFailure{Type: "STALE", Message: stale + " now passes: remove it from " + rep.Baseline.File,
+						Description: "A baseline lists known failures; an entry whose requirement now passes is stale and fails the run so that baselines shrink."},
+				})
+				ts.Failures++
+			}
 		}
 		ts.TestCases = kept
 		ts.Tests = len(kept)
@@ -230,4 +250,23 @@ func Areas(results []Result) []string {
 		}
 	}
 	return out
+}
+
+// WriteDerived writes the reports rendered from report.json alone —
+// report.html and summary.md — into dir and returns their paths; failures
+// are reported on errw and do not stop the others.
+func WriteDerived(dir string, rep *Report, errw io.Writer) []string {
+	var files []string
+	if p, err := WriteHTML(dir, rep); err == nil {
+		files = append(files, p)
+	} else {
+		fmt.Fprintf(errw, "mcpconform: writing report.html: %v\n", err)
+	}
+	links := MarkdownLinks{HTML: "report.html", JUnit: "junit.xml", JSON: "report.json"}
+	if p, err := WriteMarkdown(dir, rep, links); err == nil {
+		files = append(files, p)
+	} else {
+		fmt.Fprintf(errw, "mcpconform: writing summary.md: %v\n", err)
+	}
+	return files
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
+	"github.com/mcpconform/mcpconform/reports"
 	_ "github.com/mcpconform/mcpconform/suites/all"
 )
 
@@ -53,6 +54,11 @@ usage:
   mcpconform inspect [flags] -- COMMAND | --url URL
                                                 connect like a host: identity, catalog,
                                                 --declarations json, --call NAME --args JSON
+  mcpconform report [--html OUT.html] [NAME=]RUN_DIR...
+                                                re-render a run's report.html/summary.md,
+                                                or a matrix page of several runs
+  mcpconform baseline write [--report-dir DIR] [-o FILE]
+                                                known failures of a run, for --baseline
   mcpconform list                               print the requirement catalog
   mcpconform fixture NAME [--http ADDR] [--mutant NAME]
                                                 serve a built-in fixture server
@@ -78,6 +84,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdList(args[1:], stdout, stderr)
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
+	case "baseline":
+		return cmdBaseline(args[1:], stdout, stderr)
 	case "fixture":
 		return fixtures.Main(args[1:], os.Stdin, stdout, stderr)
 	case "version", "--version":
@@ -179,6 +189,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		quiet       = fs.Bool("quiet", false, "no progress lines")
 		only        = fs.String("only", "", "comma list of requirement ids to run (others are not run)")
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
+		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
 	)
 	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL", stdout, stderr); done {
 		return code
@@ -199,6 +210,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			revs = append(revs, rev)
 		}
 	}
+	var base *reports.Baseline
+	if *baseline != "" {
+		if base, err = reports.LoadBaseline(*baseline); err != nil {
+			fmt.Fprintf(stderr, "mcpconform run: --baseline: %v\n", err)
+			return exitUsage
+		}
+	}
 	filter, err := selection(*labelFilter, *only, *skip)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
@@ -213,6 +231,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	out, err := runner.Run(runner.Config{
 		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window,
+		Baseline: base, BaselineFile: *baseline,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))

@@ -46,6 +46,9 @@ type Config struct {
 	// Budget bounds the whole run (default 10m); Window the quiet windows.
 	Budget time.Duration
 	Window time.Duration
+	// Baseline lists known failures (nil: none); BaselineFile names it.
+	Baseline     *reports.Baseline
+	BaselineFile string
 	// T is the Ginkgo testing handle (go test); nil in the CLI.
 	T ginkgo.GinkgoTestingT
 	// Describe is the suite description.
@@ -212,6 +215,9 @@ func Run(cfg Config) (*Outcome, error) {
 		rep.Results = resultsOf(gr)
 		reports.SortResults(rep.Results)
 		rep.Summary = reports.Summarize(rep.Results, cfg.Strict)
+		if cfg.Baseline != nil {
+			rep.ApplyBaseline(cfg.Baseline, cfg.BaselineFile)
+		}
 		rep.DurationMs = time.Since(started).Milliseconds()
 		rep.Interrupted = slices.ContainsFunc(gr.SpecialSuiteFailureReasons, func(s string) bool {
 			return strings.Contains(strings.ToLower(s), "interrupt") || strings.Contains(strings.ToLower(s), "timeout")
@@ -244,12 +250,12 @@ func writeReports(cfg Config, rep *reports.Report, gr ginkgo.Report) []string {
 	} else {
 		fmt.Fprintf(os.Stderr, "mcpconform: writing report.json: %v\n", err)
 	}
-	if p, err := reports.WriteJUnit(cfg.ReportDir, gr, reports.Index(rep.Results), cfg.Strict); err == nil {
+	if p, err := reports.WriteJUnit(cfg.ReportDir, gr, rep); err == nil {
 		files = append(files, p)
 	} else {
 		fmt.Fprintf(os.Stderr, "mcpconform: writing junit.xml: %v\n", err)
 	}
-	return files
+	return append(files, reports.WriteDerived(cfg.ReportDir, rep, os.Stderr)...)
 }
 
 func stderrOf(env *conform.Env) string {
