@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/mcpconform
 REPORTS ?= mcpconform-report
 
-.PHONY: build test demo bench lint clean
+.PHONY: build test demo demo-http bench lint clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
@@ -13,16 +13,24 @@ build:
 test:
 	$(GO) test -count=1 ./...
 
-# Runs the suite against the built-in aftersales reference server over stdio
-# and over Streamable HTTP; reports land in $(REPORTS)/stdio and $(REPORTS)/http.
+# Runs the suite against the built-in reference servers: aftersales and
+# tutor (bearer-protected over HTTP), each over stdio and Streamable HTTP.
+# Each run leaves report.json, junit.xml, report.html and summary.md in
+# $(REPORTS)/<fixture>-<transport>; $(REPORTS)/matrix.html compares them.
+DEMO_TOKEN ?= demo-token-not-a-secret
 demo: build
-	$(BIN) run --report-dir $(REPORTS)/stdio -- $(BIN) fixture aftersales
-	@set -e; rm -f $(REPORTS)/.url; mkdir -p $(REPORTS); \
-	$(BIN) fixture aftersales --http 127.0.0.1:0 > $(REPORTS)/.url & pid=$$!; \
+	$(BIN) run --report-dir $(REPORTS)/aftersales-stdio -- $(BIN) fixture aftersales
+	@$(MAKE) --no-print-directory demo-http FIXTURE=aftersales
+	$(BIN) run --quiet --report-dir $(REPORTS)/tutor-stdio -- $(BIN) fixture tutor
+	@$(MAKE) --no-print-directory demo-http FIXTURE=tutor RUNFLAGS="--quiet --bearer-env TUTOR_TOKEN"
+	$(BIN) report --html $(REPORTS)/matrix.html $(REPORTS)/aftersales-stdio $(REPORTS)/aftersales-http $(REPORTS)/tutor-stdio $(REPORTS)/tutor-http
+
+demo-http:
+	@set -e; mkdir -p $(REPORTS); url=$(REPORTS)/.$(FIXTURE).url; rm -f $$url; \
+	TUTOR_TOKEN=$(DEMO_TOKEN) $(BIN) fixture $(FIXTURE) --http 127.0.0.1:0 > $$url & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null' EXIT; \
-	for i in $$(seq 1 100); do grep -q '^listening on ' $(REPORTS)/.url 2>/dev/null && break; sleep 0.05; done; \
-	url=$$(sed -n 's/^listening on //p' $(REPORTS)/.url); \
-	$(BIN) run --report-dir $(REPORTS)/http --url $$url
+	for i in $$(seq 1 100); do grep -q '^listening on ' $$url 2>/dev/null && break; sleep 0.05; done; \
+	TUTOR_TOKEN=$(DEMO_TOKEN) $(BIN) run $(RUNFLAGS) --report-dir $(REPORTS)/$(FIXTURE)-http --url $$(sed -n 's/^listening on //p' $$url)
 
 # Wall time and peak memory of full runs, plus micro-benchmarks.
 bench:
