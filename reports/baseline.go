@@ -21,7 +21,7 @@ import (
 
 // A baseline lists known failures that do not fail the run, each with a
 // reason, so a project can adopt mcpconform and shrink the list over time.
-// The file format and its semantics are documented in docs/baseline.md.
+// The file format and its semantics are documented in reports/BASELINE.md.
 
 // BaselineVersion is the only baseline file version understood.
 const BaselineVersion = 1
@@ -514,7 +514,7 @@ func WriteBaseline(w io.Writer, r *Report, strict bool) error {
 	fmt.Fprintf(&buf, "# written by 'mcpconform baseline write' from the run of %s (mcpconform %s, %s%s)\n",
 		r.StartedAt.UTC().Format(time.RFC3339), commentText(r.Tool.Version, 40), commentText(r.Target.Transport, 10), map[bool]string{true: ", strict", false: ""}[strict])
 	buf.WriteString("# replace each \"TODO: explain\" with why the failure is accepted; remove an entry once it passes.\n")
-	buf.WriteString("# format: docs/baseline.md\n")
+	buf.WriteString("# format: reports/BASELINE.md in the mcpconform repository\n")
 	fmt.Fprintf(&buf, "version: %d\n", BaselineVersion)
 	if len(entries) == 0 {
 		buf.WriteString("entries: []\n")

@@ -1,5 +1,5 @@
 // Package reports turns a run's results into the files and text people and
-// machines read: report.json (versioned, documented in docs/report-json.md),
+// machines read: report.json (versioned, documented in reports/FORMAT.md),
 // junit.xml (Ginkgo's JUnit reporter, tuned) and the terminal summary.
 package reports
 
