@@ -1,0 +1,406 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+const (
+	htmlXSSScript = `<script>alert(1)</script>`
+	htmlXSSImg    = `"><img src=x onerror=alert(1)>`
+	htmlXSSClose  = `</details><script>alert(2)</script>`
+	htmlUniText   = "日本語 🔑"
+)
+
+var htmlLongLine = strings.Repeat("0123456789", 500) // 5000 characters, no break
+
+// hostileReport puts hostile server text into every field that can carry it.
+func htmlHostileReport(hollow, interrupted bool) *Report {
+	t0 := time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)
+	info := `{"name":"` + htmlJSONText(htmlXSSScript) + `","title":"` + htmlJSONText(htmlUniText+" "+htmlXSSClose) + `","version":"` + htmlJSONText(htmlXSSImg) + `"}`
+	caps := `{"tools":{"listChanged":true},"` + htmlJSONText(htmlXSSScript) + `":{"x":"` + htmlJSONText(htmlXSSImg) + `"}}`
+	jsonBody := `{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"` + htmlJSONText(htmlXSSScript) + `"},"list":[1,2.5,true,null]}}`
+	transcript := []Exchange{
+		{Seq: 1, Time: t0, Conn: "http#1", Direction: "send", Kind: "message", Body: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`,
+			HTTP: &wire.HTTPInfo{Method: "POST", URL: "http://127.0.0.1:9/mcp", Header: http.Header{
+				"Authorization": {"Bearer sekrit-token-value"}, "Cookie": {"session=sekrit-cookie"}, "Accept": {"application/json"}}}},
+		{Seq: 2, Time: t0.Add(3 * time.Millisecond), Conn: "http#1", Direction: "recv", Kind: "message", Body: jsonBody,
+			HTTP: &wire.HTTPInfo{Status: 200, SSE: true, EventID: htmlXSSImg, Header: http.Header{"Set-Cookie": {"sekrit-set-cookie"}, "X-Evil": {htmlXSSScript}}}},
+		{Seq: 3, Time: t0.Add(4 * time.Millisecond), Conn: "http#1", Direction: "recv", Kind: "body", Body: htmlXSSImg + " " + htmlLongLine + " " + htmlUniText, Truncated: true},
+		{Seq: 4, Time: t0.Add(5 * time.Millisecond), Conn: "http#1", Direction: "recv", Kind: "closed", Note: htmlXSSClose},
+	}
+	results := []Result{
+		{Requirement: "LIFE-001", Title: "initialize", Area: "lifecycle", Level: "MUST", Verdict: "PASS", Transport: "http", Revision: "2025-11-25",
+			Statement: "statement", Source: "<rev>:basic/lifecycle.mdx", Transcript: transcript, DurationMs: 3},
+		{Requirement: "LIFE-002", Title: "counter-offer " + htmlXSSScript, Area: "lifecycle", Level: "MUST", Verdict: "FAIL", Transport: "http", Revision: "2025-11-25",
+			Message: "server said " + htmlXSSImg, Expected: "a supported version", Actual: `{"protocolVersion":"` + htmlJSONText(htmlXSSScript) + `"}`,
+			Notes: []string{"note: " + htmlXSSClose, "tolerated " + htmlUniText}, Transcript: transcript},
+		{Requirement: "LIFE-004", Title: "early traffic", Area: "lifecycle", Level: "SHOULD", Verdict: "WARN", Transport: "http", Revision: "2025-11-25",
+			Message: "early notification"},
+		{Requirement: "LIFE-006", Title: "discover", Area: "lifecycle", Level: "MUST", Verdict: "NA", Transport: "http", Revision: "2026-07-28",
+			Message: "revision not supported " + htmlXSSClose},
+		{Requirement: "RPC-001", Title: "json-rpc", Area: "jsonrpc", Level: "MUST", Verdict: "ERROR", Transport: "http", Revision: "2025-11-25",
+			Message: "could not open a session: " + htmlXSSScript},
+		{Requirement: "RPC-002", Title: "ids", Area: `jsonrpc" onmouseover="alert(1)`, Level: "MUST", Verdict: "PASS", Transport: "http", Revision: "2025-11-25"},
+	}
+	r := &Report{
+		SchemaVersion: SchemaVersion, Tool: Tool{Name: "mcpconform", Version: "test"},
+		Target:   Target{Transport: "http", URL: "http://127.0.0.1:9/mcp?x=" + htmlXSSImg, Auth: "bearer token from env MCP_TOKEN", Headers: []string{"X-Api-Key"}},
+		Revision: "2025-11-25", Revisions: []string{"2026-07-28", "2025-11-25"},
+		ServerInfo: json.RawMessage(info), Capabilities: json.RawMessage(caps),
+		Eras: []Era{
+			{Revision: "2026-07-28", Error: "server/discover failed: " + htmlXSSImg},
+			{Revision: "2025-11-25", ServerInfo: json.RawMessage(info), Capabilities: json.RawMessage(caps)},
+		},
+		Detection: []string{"legacy: " + htmlXSSScript},
+		StartedAt: t0, DurationMs: 1234, Results: results,
+		Stderr:      "panic: " + htmlXSSScript + "\n" + htmlUniText,
+		Interrupted: interrupted,
+	}
+	r.Summary = Summarize(results, false)
+	r.Summary.Hollow = hollow
+	if hollow {
+		r.Summary.HollowReason = "most checks could not run"
+	}
+	return r
+}
+
+func htmlJSONText(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
+
+func renderHTMLPage(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := RenderHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+var (
+	htmlScriptStyleRe = regexp.MustCompile(`(?s)<(script|style)>.*?</(script|style)>`)
+	htmlTagRe         = regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>`)
+	htmlAttrRe        = regexp.MustCompile(`\s+([^\s="'/>]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?`)
+	htmlExternalRe    = regexp.MustCompile(`(?i)(src|href|action|srcset|poster|data)\s*=\s*["']?\s*(https?:|//|javascript:)|url\(\s*["']?\s*(https?:|//)|@import`)
+)
+
+// allowedTags is every element the templates write; any other tag in the
+// output is injected markup.
+var htmlAllowedTags = map[string]bool{
+	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true,
+	"main": true, "footer": true, "section": true, "div": true, "span": true, "h1": true, "h2": true, "h3": true,
+	"p": true, "a": true, "button": true, "ol": true, "ul": true, "li": true, "dl": true, "dt": true, "dd": true,
+	"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "details": true, "summary": true,
+	"pre": true, "code": true, "strong": true, "fieldset": true, "legend": true, "label": true,
+	"input": true, "br": true, "script": true,
+}
+
+// htmlInertProblems lists what makes a rendered page unsafe: any element
+// the templates do not write, an event-handler, style or src attribute, a
+// script other than ours, an external reference.
+func htmlInertProblems(page string) []string {
+	var out []string
+	if n := strings.Count(strings.ToLower(page), "<script"); n != 1 {
+		out = append(out, fmt.Sprintf("%d <script elements, want exactly ours", n))
+	}
+	for _, bad := range []string{"<script>alert", "<img", "sekrit"} {
+		if strings.Contains(strings.ToLower(page), bad) {
+			out = append(out, fmt.Sprintf("page contains %q", bad))
+		}
+	}
+	body := htmlScriptStyleRe.ReplaceAllString(page, "")
+	for _, m := range htmlTagRe.FindAllStringSubmatch(body, -1) {
+		if !htmlAllowedTags[strings.ToLower(m[2])] {
+			out = append(out, fmt.Sprintf("unexpected element <%s%s>", m[2], m[3]))
+		}
+		for _, a := range htmlAttrRe.FindAllStringSubmatch(m[3], -1) {
+			if name := strings.ToLower(a[1]); strings.HasPrefix(name, "on") || name == "style" || name == "src" {
+				out = append(out, fmt.Sprintf("attribute %s in <%s%s>", name, m[2], m[3]))
+			}
+		}
+	}
+	if m := htmlExternalRe.FindString(page); m != "" {
+		out = append(out, fmt.Sprintf("external reference %q", m))
+	}
+	return out
+}
+
+func checkHTMLInert(t *testing.T, page string) {
+	t.Helper()
+	for _, p := range htmlInertProblems(page) {
+		t.Error(p)
+	}
+}
+
+func TestHTMLInertCheckCatchesInjection(t *testing.T) {
+	page := renderHTMLPage(t, htmlHostileReport(false, false))
+	for _, inject := range []string{`<img src=x onerror=alert(1)>`, `<script>alert(1)</script>`, `<span onclick="x()">`,
+		`<a href="https://evil.example/">`, `<svg onload=alert(1)>`, `<div style="background:url(//evil)">`, `<iframe src=x>`} {
+		bad := strings.Replace(page, "<main>", "<main>"+inject, 1)
+		if len(htmlInertProblems(bad)) == 0 {
+			t.Errorf("injected %s went unnoticed", inject)
+		}
+	}
+}
+
+// text is the page's text content: tags dropped, entities decoded.
+func htmlTextOf(page string) string {
+	return html.UnescapeString(htmlTagRe.ReplaceAllString(htmlScriptStyleRe.ReplaceAllString(page, ""), ""))
+}
+
+func TestHTMLEscapesHostileServerText(t *testing.T) {
+	for _, hollow := range []bool{false, true} {
+		page := renderHTMLPage(t, htmlHostileReport(hollow, hollow))
+		checkHTMLInert(t, page)
+		txt := htmlTextOf(page)
+		for _, want := range []string{htmlXSSScript, htmlXSSImg, htmlXSSClose, htmlUniText, htmlLongLine, "[REDACTED]", "application/json"} {
+			if !strings.Contains(txt, want) {
+				t.Errorf("text %.40q… not shown verbatim", want)
+			}
+		}
+		if got := strings.Contains(page, `id="hollow"`); got != hollow {
+			t.Errorf("hollow banner shown=%v, want %v", got, hollow)
+		}
+		if got := strings.Contains(page, `id="interrupted"`); got != hollow {
+			t.Errorf("interrupted banner shown=%v, want %v", got, hollow)
+		}
+	}
+}
+
+func TestHTMLContentAndLayout(t *testing.T) {
+	r := htmlHostileReport(false, false)
+	page := renderHTMLPage(t, r)
+	txt := htmlTextOf(page)
+
+	// JSON bodies are pretty-printed in Go, before escaping.
+	if want := "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\n    \"serverInfo\": {\n      \"name\": \"" + htmlJSONText(htmlXSSScript) + "\""; !strings.Contains(txt, want) {
+		t.Errorf("pretty-printed JSON body missing")
+	}
+	if !strings.Contains(page, `<span class="k">&#34;jsonrpc&#34;</span>`) {
+		t.Errorf("JSON keys are not highlighted")
+	}
+	// capabilities pretty-printed per era
+	if !strings.Contains(txt, "\"tools\": {\n    \"listChanged\": true\n  }") {
+		t.Errorf("capabilities not pretty-printed")
+	}
+	// verdict at a glance, counts, strict mode, identity, title
+	for _, want := range []string{"✗ FAILED", "2 PASS", "1 FAIL", "1 WARN", "1 NA", "1 ERROR", "not strict", "revisions 2026-07-28, 2025-11-25",
+		"bearer token from env MCP_TOKEN", "X-Api-Key", "2025-11-25:basic/lifecycle.mdx", "Generated by mcpconform test", "2026-07-28 10:00:00 UTC", "1.2 s"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if !strings.Contains(page, "<title>"+html.EscapeString(htmlTitle(r))+"</title>") {
+		t.Errorf("title %q missing", htmlTitle(r))
+	}
+	// problems link to stable anchors of their details
+	for _, a := range []string{"LIFE-002--2025-11-25", "LIFE-004--2025-11-25", "RPC-001--2025-11-25"} {
+		if !strings.Contains(page, `href="#`+a+`"`) || !strings.Contains(page, `id="`+a+`"`) {
+			t.Errorf("problem %s: no link or anchor", a)
+		}
+	}
+	probs := page[strings.Index(page, `id="problems"`):strings.Index(page, `id="server"`)]
+	if strings.Contains(probs, "LIFE-001") || strings.Contains(probs, "LIFE-006") {
+		t.Errorf("PASS/NA listed among problems")
+	}
+	// problems expanded, others collapsed, transcripts always collapsed
+	openRe := regexp.MustCompile(`<details class="check (\w+)" id="([^"]+)"[^>]*?( open)?>`)
+	for _, m := range openRe.FindAllStringSubmatch(page, -1) {
+		if wantOpen := htmlProblem(m[1]); (m[3] != "") != wantOpen {
+			t.Errorf("%s (%s): open=%v", m[2], m[1], m[3] != "")
+		}
+	}
+	if strings.Contains(page, `<details class="tx" open`) {
+		t.Errorf("a transcript is expanded by default")
+	}
+	// failures first within an area
+	if strings.Index(page, `id="LIFE-002--2025-11-25"`) > strings.Index(page, `id="LIFE-001--2025-11-25"`) {
+		t.Errorf("FAIL is not listed before PASS within its area")
+	}
+	// filter data and controls
+	for _, want := range []string{`data-verdict="FAIL"`, `data-area="lifecycle"`, `data-level="SHOULD"`, `data-transport="http"`, `data-revision="2026-07-28"`,
+		`data-group="verdict" value="ERROR"`, `data-group="area" value="jsonrpc"`, `data-group="level" value="MUST"`, `data-group="transport" value="http"`,
+		`<div id="filters" role="search" aria-label="filters" hidden>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// transcript entries: direction, HTTP method/status, what the message is
+	for _, want := range []string{"→ sent", "← received", "POST", "HTTP 200 OK", "initialize · id 1", "result · id 1", "truncated", "SSE id " + htmlXSSImg, "+3.0 ms"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+	if !strings.Contains(page, "overflow-wrap:anywhere") {
+		t.Errorf("long lines do not wrap")
+	}
+}
+
+func TestHTMLAssetsMatchPolicy(t *testing.T) {
+	page := renderHTMLPage(t, htmlHostileReport(false, false))
+	m := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(page)
+	s := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(page)
+	if m == nil || s == nil {
+		t.Fatal("no inline script or style")
+	}
+	csp := html.UnescapeString(regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]*)"`).FindStringSubmatch(page)[1])
+	if !strings.Contains(csp, "'"+htmlCSPHash(m[1])+"'") || !strings.Contains(csp, "'"+htmlCSPHash(s[1])+"'") {
+		t.Errorf("the embedded script or style is altered and no longer matches the CSP %q", csp)
+	}
+	if !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("CSP %q", csp)
+	}
+}
+
+func TestWriteHTML(t *testing.T) {
+	dir := t.TempDir()
+	path, err := WriteHTML(filepath.Join(dir, "sub"), htmlHostileReport(false, false))
+	if err != nil || filepath.Base(path) != "report.html" {
+		t.Fatal(path, err)
+	}
+	b, _ := os.ReadFile(path)
+	checkHTMLInert(t, string(b))
+	// an empty report renders too
+	checkHTMLInert(t, renderHTMLPage(t, &Report{}))
+	if !strings.Contains(renderHTMLPage(t, &Report{}), `id="hollow"`) {
+		t.Errorf("an empty report is hollow")
+	}
+}
+
+func TestAnchorsStable(t *testing.T) {
+	rs := []Result{
+		{Requirement: "LIFE-001", Revision: "2025-11-25", Transport: "stdio"},
+		{Requirement: "LIFE-001", Revision: "2026-07-28", Transport: "stdio"},
+		{Requirement: "LIFE-001", Revision: "2025-11-25", Transport: "http"},
+		{Requirement: "LIFE-001", Revision: "2025-11-25", Transport: "http"},
+		{Requirement: `X"<>`, Revision: ""},
+	}
+	got := Anchors(rs)
+	want := []string{"LIFE-001--2025-11-25", "LIFE-001--2026-07-28", "LIFE-001--2025-11-25--http", "LIFE-001--2025-11-25--http-2", "X___--none"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("anchors %q, want %q", got, want)
+	}
+}
+
+func TestHighlightJSONKeepsText(t *testing.T) {
+	for _, in := range []string{
+		`{"a":"b\"c\\","n":-1.5e+3,"t":true,"f":false,"z":null,"arr":[{},[],"x:y"],"k\u003c":"\u003cscript\u003e"}`,
+		`[1,"two",{"three":3}]`, `{}`,
+	} {
+		cv := codeOf(in)
+		if !cv.JSON {
+			t.Fatalf("%s: not recognised as JSON", in)
+		}
+		var b strings.Builder
+		for _, s := range cv.Spans {
+			b.WriteString(s.T)
+		}
+		if b.String() != cv.Text {
+			t.Errorf("spans do not add up to the text:\n%s\n%s", b.String(), cv.Text)
+		}
+		var a, c any
+		if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal([]byte(cv.Text), &c) != nil {
+			t.Errorf("pretty form is not the same JSON")
+		}
+	}
+	for _, in := range []string{`not json`, `{"cut":`, `"just a string"`, `42`} {
+		if cv := codeOf(in); cv.JSON || cv.Text != in {
+			t.Errorf("%q: %+v", in, cv)
+		}
+	}
+}
+
+func TestMatrix(t *testing.T) {
+	mk := func(transport string, verdicts map[string]string) *Report {
+		var rs []Result
+		// deliberately out of catalog order
+		for _, k := range []string{"STD-001 2026-07-28", "RPC-001 2025-11-25", "LIFE-001 2025-11-25", "RPC-001 2026-07-28"} {
+			id, rev, _ := strings.Cut(k, " ")
+			v, ok := verdicts[k]
+			if !ok {
+				continue
+			}
+			rs = append(rs, Result{Requirement: id, Revision: rev, Verdict: v, Transport: transport, Level: "MUST",
+				Area: map[string]string{"LIFE": "lifecycle", "RPC": "jsonrpc", "STD": "stdio"}[id[:strings.Index(id, "-")]], Title: "title of " + id})
+		}
+		r := &Report{Tool: Tool{Name: "mcpconform", Version: "test"}, Target: Target{Transport: transport},
+			ServerInfo: json.RawMessage(`{"name":"` + htmlJSONText(htmlXSSScript) + `","version":"1"}`), Results: rs}
+		r.Summary = Summarize(rs, false)
+		return r
+	}
+	runs := []MatrixRun{
+		{Name: "aftersales stdio", Link: "stdio/report.html", Report: mk("stdio", map[string]string{
+			"STD-001 2026-07-28": "PASS", "RPC-001 2025-11-25": "FAIL", "LIFE-001 2025-11-25": "PASS", "RPC-001 2026-07-28": "PASS"})},
+		{Name: "aftersales http " + htmlXSSImg, Report: mk("http", map[string]string{
+			"RPC-001 2025-11-25": "PASS", "LIFE-001 2025-11-25": "WARN", "RPC-001 2026-07-28": "NA"})},
+		{Name: "missing"},
+	}
+	var b bytes.Buffer
+	if err := RenderMatrix(&b, runs); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	checkHTMLInert(t, page)
+	txt := htmlTextOf(page)
+	// rows in catalog order
+	iL, iR, iS := strings.Index(page, `id="LIFE-001"`), strings.Index(page, `id="RPC-001"`), strings.Index(page, `id="STD-001"`)
+	if iL < 0 || iR < 0 || iS < 0 || !(iL < iR && iR < iS) {
+		t.Errorf("rows not in catalog order: %d %d %d", iL, iR, iS)
+	}
+	// cells link into the run's report; the run without a link has none
+	for _, want := range []string{`href="stdio/report.html#RPC-001--2025-11-25"`, `href="stdio/report.html#RPC-001--2026-07-28"`, `href="stdio/report.html"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %s", want)
+		}
+	}
+	if n := strings.Count(page, `href="`); n != 5 { // 4 cells + 1 run header
+		t.Errorf("%d links, want 5", n)
+	}
+	// the RPC-001 row of the first run lists both revisions, newest first
+	row := page[iR:iS]
+	if i, j := strings.Index(row, "2026-07-28"), strings.Index(row, "2025-11-25"); i < 0 || j < 0 || i > j {
+		t.Errorf("RPC-001 cell revisions out of order")
+	}
+	for _, want := range []string{`data-verdict="PASS FAIL NA"`, `data-verdict="PASS WARN"`, "✗ FAILED", "✓ PASSED", "no report", "/ 4", "/ 3", "—",
+		`data-group="verdict" value="WARN"`, `data-group="area" value="stdio"`, `data-group="level" value="MUST"`} {
+		if !strings.Contains(page, want) && !strings.Contains(txt, want) {
+			t.Errorf("matrix lacks %s", want)
+		}
+	}
+	if !strings.Contains(txt, htmlXSSImg) || !strings.Contains(txt, htmlXSSScript) {
+		t.Errorf("hostile run name or server name not shown verbatim")
+	}
+}
+
+func TestHTMLShowsBaseline(t *testing.T) {
+	r := htmlHostileReport(false, false)
+	r.Results[1].Baselined, r.Results[1].BaselineReason = true, "known: "+htmlXSSScript // LIFE-002 FAIL
+	r.Baseline = &BaselineSummary{File: "mcpconform-baseline.yaml", Baselined: []string{ResultKey(r.Results[1])},
+		Stale: []string{"LIFE-009@2025-11-25/http"}, Unmatched: []string{}}
+	page := renderHTMLPage(t, r)
+	checkHTMLInert(t, page)
+	txt := htmlTextOf(page)
+	for _, want := range []string{"mcpconform-baseline.yaml", "1 known failure does not fail the run", "1 stale entry fails the run", "LIFE-009@2025-11-25/http",
+		"baselined", "known: " + htmlXSSScript} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// the baselined FAIL comes after the problems that still count
+	if strings.Index(page, `id="LIFE-002--2025-11-25"`) < strings.Index(page, `id="LIFE-004--2025-11-25"`) {
+		t.Errorf("baselined FAIL listed before an unbaselined WARN")
+	}
+}
