@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	junit "github.com/joshdk/go-junit"
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -102,5 +103,48 @@ func TestTranscriptKeepsRedactionAndEscapesBinary(t *testing.T) {
 	p, err := WriteJSON(t.TempDir(), &Report{SchemaVersion: SchemaVersion, Results: []Result{{Transcript: ts}}})
 	if err != nil || filepath.Base(p) != "report.json" {
 		t.Fatal(err)
+	}
+}
+
+// TestJUnitReadByARealConsumer parses junit.xml with an independent JUnit
+// reader (github.com/joshdk/go-junit, as used by CI tooling): totals and
+// per-test statuses must match the verdicts, strict or not.
+func TestJUnitReadByARealConsumer(t *testing.T) {
+	results := []Result{
+		{Requirement: "LIFE-001", Revision: "2025-11-25", Verdict: "PASS", Level: "MUST", Area: "lifecycle", Transport: "http"},
+		{Requirement: "LIFE-002", Revision: "2025-11-25", Verdict: "FAIL", Level: "MUST", Area: "lifecycle", Transport: "http", Message: "m"},
+		{Requirement: "LIFE-004", Revision: "2025-11-25", Verdict: "WARN", Level: "SHOULD", Area: "lifecycle", Transport: "http", Message: "w"},
+		{Requirement: "LIFE-006", Revision: "2026-07-28", Verdict: "NA", Level: "MUST", Area: "lifecycle", Transport: "http", Message: "n"},
+		{Requirement: "RPC-001", Revision: "2025-11-25", Verdict: "ERROR", Level: "MUST", Area: "jsonrpc", Transport: "http", Message: "e"},
+		{Requirement: "RPC-002", Revision: "2025-11-25", Verdict: "FAIL", Level: "MUST", Area: "jsonrpc", Transport: "http", Message: "b", Baselined: true, BaselineReason: "known"},
+	}
+	gr := types.Report{SuiteDescription: "mcpconform", SpecReports: []types.SpecReport{
+		it("LIFE-001", "2025-11-25", types.SpecStatePassed), it("LIFE-002", "2025-11-25", types.SpecStateFailed),
+		it("LIFE-004", "2025-11-25", types.SpecStatePassed), it("LIFE-006", "2026-07-28", types.SpecStateSkipped),
+		it("RPC-001", "2025-11-25", types.SpecStateFailed), it("RPC-002", "2025-11-25", types.SpecStateFailed),
+	}}
+	for _, strict := range []bool{false, true} {
+		rep := &Report{Results: results, Summary: Summary{Strict: strict}, Baseline: &BaselineSummary{File: "b.yaml", Stale: []string{"LIFE-016/http"}}}
+		path, err := WriteJUnit(t.TempDir(), gr, rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		suites, err := junit.IngestFile(path)
+		if err != nil || len(suites) != 1 {
+			t.Fatalf("go-junit cannot read junit.xml: %v", err)
+		}
+		got := suites[0].Totals
+		// PASS, WARN(non-strict) pass; NA and baselined are skipped; FAIL, stale, WARN(strict) fail.
+		want := junit.Totals{Tests: 7, Passed: 2, Skipped: 2, Failed: 2, Error: 1}
+		if strict {
+			want.Passed, want.Failed = 1, 3
+		}
+		got.Duration = 0
+		if got != want {
+			t.Errorf("strict=%v: totals %+v, want %+v", strict, got, want)
+		}
+		if tc := suites[0].Tests[1]; tc.Status != junit.StatusFailed || tc.Classname != "mcpconform.lifecycle" || !strings.HasPrefix(tc.Name, "LIFE-002 MUST") {
+			t.Errorf("test as read: %+v", tc)
+		}
 	}
 }
