@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -214,5 +216,63 @@ func TestInspect(t *testing.T) {
 	_, stderr, code, _ = cli(t, nil, append([]string{"inspect", "--args", `{}`}, fx...)...)
 	if code != 2 || !strings.Contains(stderr, "--args needs --call") {
 		t.Errorf("usage: exit %d %s", code, stderr)
+	}
+}
+
+// TestSecretsNeverLeak runs a full suite against a server that echoes the
+// bearer token everywhere it can (serverInfo, error messages, a response
+// header) and proves the token appears in no report file and no output.
+func TestSecretsNeverLeak(t *testing.T) {
+	const token = "sekrit-bearer-token-4f1c9a77"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		echo := r.Header.Get("Authorization")
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &req)
+		w.Header().Set("X-Echo", echo)
+		if req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		var result any
+		switch req.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "serverInfo": map[string]any{"name": "echo " + echo, "version": "1"}}
+		case "ping":
+			result = map[string]any{}
+		default:
+			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no method; you sent " + echo}})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	if d := os.Getenv("MCPCONFORM_KEEP_DIR"); d != "" {
+		dir = d
+	}
+	out, stderr, code, _ := cli(t, []string{"MCP_TEST_TOKEN=" + token}, "run", "--report-dir", dir, "--bearer-env", "MCP_TEST_TOKEN", "--url", srv.URL)
+	if code == 2 {
+		t.Fatalf("run did not start: %s", stderr)
+	}
+	if strings.Contains(out+stderr, token) {
+		t.Errorf("the token leaked into the terminal output")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) < 4 {
+		t.Fatalf("expected the report files, got %v", entries)
+	}
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		if strings.Contains(string(b), token) {
+			t.Errorf("the token leaked into %s", e.Name())
+		}
+		if e.Name() == "report.json" && !strings.Contains(string(b), "[REDACTED]") {
+			t.Errorf("report.json shows no redaction: was the echo recorded at all?")
+		}
 	}
 }

@@ -124,6 +124,12 @@ func (t *T) finish() {
 		}
 	}
 	t.out.Frames = t.Env.Recorder().Since(t.startSeq, 400)
+	// Messages quote what the server sent: redact them like the transcript.
+	r := t.Env.Recorder().Redactor()
+	t.out.Message, t.out.Expected, t.out.Actual = r.String(t.out.Message), r.String(t.out.Expected), r.String(t.out.Actual)
+	for i, n := range t.out.Notes {
+		t.out.Notes[i] = r.String(n)
+	}
 }
 
 // Shared returns the shared handshaken session of this revision. A failure

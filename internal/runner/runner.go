@@ -97,6 +97,8 @@ func Run(cfg Config) (*Outcome, error) {
 	ctx, cancel := context.WithTimeout(sigCtx, 2*tg.Timeout+10*time.Second)
 	det := tg.Detect(ctx)
 	cancel()
+	// The probes' notes quote server replies: redact them once, here.
+	det.Notes = redactAll(tg.Recorder.Redactor(), det.Notes)
 	if sigCtx.Err() != nil {
 		for _, s := range det.Sessions {
 			s.Close()
@@ -160,11 +162,13 @@ func Run(cfg Config) (*Outcome, error) {
 		if err != nil {
 			era.Error = err.Error()
 		} else {
-			era.ServerInfo = s.ServerInfo()
+			red := tg.Recorder.Redactor()
+			era.ServerInfo = red.Bytes(s.ServerInfo())
 			if b, err := json.Marshal(s.Capabilities()); err == nil && s.Capabilities() != nil {
-				era.Capabilities = b
+				era.Capabilities = red.Bytes(b)
 			}
 		}
+		era.Error = tg.Recorder.Redactor().String(era.Error)
 		rep.Eras = append(rep.Eras, era)
 	}
 	for _, e := range rep.Eras { // newest revision first in revs order: take the first usable
@@ -378,4 +382,12 @@ func validateReport(preview types.Report) error {
 		return fmt.Errorf("the spec tree is invalid:\n  %s", strings.Join(problems, "\n  "))
 	}
 	return nil
+}
+
+func redactAll(r *wire.Redactor, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = r.String(s)
+	}
+	return out
 }
