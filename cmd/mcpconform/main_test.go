@@ -276,3 +276,33 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleBaselineFailsTheRun: a baseline that lists a requirement the
+// server now passes fails the run and says "stale baseline"; one that
+// lists the actual failures lets a failing run pass.
+func TestStaleBaselineFailsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "stale.yaml")
+	if err := os.WriteFile(stale, []byte("version: 1\nentries:\n  - requirement: LIFE-001\n    reason: \"was broken once\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fx := []string{"--", os.Args[0], "fixture", "aftersales"}
+	out, _, code, _ := cli(t, nil, append([]string{"run", "--quiet", "--only", "LIFE-001", "--baseline", stale, "--report-dir", filepath.Join(dir, "a")}, fx...)...)
+	if code != 1 || !strings.Contains(strings.ToLower(out), "stale baseline") {
+		t.Errorf("stale baseline: exit %d\n%s", code, out)
+	}
+	// A failing run, baselined with `baseline write`, passes.
+	mutant := append(append([]string{}, fx...), "--mutant", "stringify-ids")
+	_, _, code, _ = cli(t, nil, append([]string{"run", "--quiet", "--only", "RPC-002", "--report-dir", filepath.Join(dir, "m")}, mutant...)...)
+	if code != 1 {
+		t.Fatalf("the mutant should fail RPC-002 (exit %d)", code)
+	}
+	base := filepath.Join(dir, "base.yaml")
+	if _, stderr, code, _ := cli(t, nil, "baseline", "write", "--report-dir", filepath.Join(dir, "m"), "-o", base); code != 0 {
+		t.Fatalf("baseline write: %d %s", code, stderr)
+	}
+	out, _, code, _ = cli(t, nil, append([]string{"run", "--quiet", "--only", "RPC-002", "--baseline", base, "--report-dir", filepath.Join(dir, "m2")}, mutant...)...)
+	if code != 0 || !strings.Contains(out, "(baselined)") {
+		t.Errorf("baselined failures must not fail the run: exit %d\n%s", code, out)
+	}
+}
