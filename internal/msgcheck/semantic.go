@@ -84,39 +84,104 @@ func checkURI(s string) error {
 	return nil
 }
 
-// checkURITemplate is JSON Schema's format "uri-template" as the common
-// validators assert it: a parseable URI reference whose path has balanced,
-// unnested braces.
+// checkURITemplate checks RFC 6570 template syntax (up to level 4):
+// literals may not contain CTL, space, quotes, < > \ ^ ` { | } or a bare
+// %; every expression is {[operator]varspec(,varspec)*} with varspec =
+// varname[:maxlen|*]. Expressions may stand anywhere, host included
+// ("order://{id}/summary"), which JSON Schema validators that parse the
+// template as a URI wrongly reject (a model-only rule in the differential
+// test).
 func checkURITemplate(s string) error {
-	u, err := parseURL(s)
-	if err != nil {
-		return err
-	}
-	for _, tok := range strings.Split(u.RawPath, "/") {
-		tok, err = url.PathUnescape(tok)
-		if err != nil {
-			return fmt.Errorf("percent decoding: %v", err)
-		}
-		open := false
-		for _, ch := range tok {
-			switch ch {
-			case '{':
-				if open {
-					return errors.New("nested braces")
-				}
-				open = true
-			case '}':
-				if !open {
-					return errors.New("unmatched closing brace")
-				}
-				open = false
+	for i := 0; i < len(s); {
+		ch := s[i]
+		switch {
+		case ch == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return errors.New("unclosed brace")
 			}
-		}
-		if open {
-			return errors.New("unclosed brace")
+			if err := checkTemplateExpression(s[i+1 : i+end]); err != nil {
+				return fmt.Errorf("expression %q: %v", s[i:i+end+1], err)
+			}
+			i += end + 1
+		case ch == '}':
+			return errors.New("unmatched closing brace")
+		case ch == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return errors.New("bad percent-encoding")
+			}
+			i += 3
+		case ch < 0x21 || ch == 0x7f || strings.IndexByte("\"'<>\\^`|", ch) >= 0:
+			return fmt.Errorf("character %q not allowed in a template literal", ch)
+		default:
+			i++
 		}
 	}
 	return nil
+}
+
+func checkTemplateExpression(e string) error {
+	if e == "" {
+		return errors.New("empty expression")
+	}
+	if strings.IndexByte("+#./;?&=,!@|", e[0]) >= 0 {
+		e = e[1:]
+	}
+	for _, spec := range strings.Split(e, ",") {
+		name, mod := spec, ""
+		if i := strings.IndexAny(spec, ":*"); i >= 0 {
+			name, mod = spec[:i], spec[i:]
+		}
+		if err := checkVarname(name); err != nil {
+			return err
+		}
+		switch {
+		case mod == "" || mod == "*":
+		case mod[0] == ':':
+			n := mod[1:]
+			if len(n) < 1 || len(n) > 4 || n[0] < '1' || n[0] > '9' || strings.Trim(n, "0123456789") != "" {
+				return fmt.Errorf("bad prefix modifier %q", mod)
+			}
+		default:
+			return fmt.Errorf("bad modifier %q", mod)
+		}
+	}
+	return nil
+}
+
+func checkVarname(v string) error {
+	if v == "" {
+		return errors.New("empty variable name")
+	}
+	prevDot := true
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		switch {
+		case ch == '.':
+			if prevDot {
+				return fmt.Errorf("bad variable name %q", v)
+			}
+			prevDot = true
+			continue
+		case ch == '%':
+			if i+2 >= len(v) || !isHex(v[i+1]) || !isHex(v[i+2]) {
+				return fmt.Errorf("bad percent-encoding in variable name %q", v)
+			}
+			i += 2
+		case ch == '_' || ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z':
+		default:
+			return fmt.Errorf("character %q not allowed in variable name %q", ch, v)
+		}
+		prevDot = false
+	}
+	if prevDot {
+		return fmt.Errorf("bad variable name %q", v)
+	}
+	return nil
+}
+
+func isHex(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
 }
 
 func parseURL(s string) (*url.URL, error) {

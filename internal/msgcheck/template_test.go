@@ -1,0 +1,24 @@
+package msgcheck
+
+import "testing"
+
+// TestURITemplateSyntax pins RFC 6570 syntax, including expressions in the
+// host, which URI-parsing validators reject although the RFC allows them.
+func TestURITemplateSyntax(t *testing.T) {
+	for _, ok := range []string{
+		"policy://refund/{version}", "order://{order_id}/summary", "file:///{+path}", "http://x/{?q,lang}",
+		"db://{schema}/{table}{?limit:3}", "x://{var.sub}/{list*}", "plain://no-expressions", "a://%20/{x}",
+	} {
+		if err := checkURITemplate(ok); err != nil {
+			t.Errorf("%q rejected: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{
+		"file:///{a{b}}", "x://{unclosed", "x://}", "x://{}", "x://{a b}", "x://{a:0}", "x://{a:10000}",
+		"x://{a**}", "x://{.a}", "x://{a..b}", "has space", "x://%zz", "x://<tag>",
+	} {
+		if err := checkURITemplate(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

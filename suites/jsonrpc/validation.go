@@ -1,0 +1,81 @@
+package jsonrpc
+
+import (
+	"fmt"
+	"strings"
+
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// RPC-013: every message the server sent on the shared session — from its
+// handshake on, plus a battery of the declared list methods — is valid for
+// the revision under the project's own message model (internal/msgcheck,
+// which a differential test keeps in agreement with the official schemas).
+var _ = c.Area("jsonrpc", func() {
+	c.It("RPC-013", "every server message is valid for the revision's message model", func(t *c.T) {
+		s := t.Shared()
+		t.Battery(s)
+		for _, l := range []struct{ capability, method string }{{"resources", "resources/templates/list"}} {
+			if c.Declared(s, l.capability) {
+				_, _ = t.TryCall(s, l.method, map[string]any{}, nil)
+			}
+		}
+		t.Settle(s)
+		methods := sentMethods(t, s.Conn().Name())
+		var problems []string
+		checked := 0
+		for _, f := range t.AllIncoming(s) {
+			if f.Kind != wire.KindMessage || f.Truncated {
+				continue
+			}
+			m, err := jsonrpc.Decode(f.Raw)
+			if err != nil {
+				continue // not JSON-RPC at all: framing checks judge it
+			}
+			method := ""
+			if m.Kind() == jsonrpc.KindResponse && m.HasID {
+				method = methods[m.ID.Key()]
+			}
+			checked++
+			for _, p := range msgcheck.ValidateServerMessage(string(t.Rev), f.Raw, method) {
+				problems = append(problems, fmt.Sprintf("%s (answer to %s): %s", p.String(), orUnknown(method), clip(f.Raw)))
+			}
+		}
+		if checked == 0 {
+			t.Error("no server message to validate")
+		}
+		t.Check(len(problems) == 0, "every message valid for "+string(t.Rev),
+			strings.Join(first(problems, 5), "\n"), "%d of the server's messages break the %s message model", len(problems), t.Rev)
+	})
+})
+
+// sentMethods maps the ids of the requests sent on conn to their methods.
+func sentMethods(t *c.T, conn string) map[string]string {
+	out := map[string]string{}
+	for _, f := range t.Env.Recorder().Since(0, 0) {
+		if f.Conn != conn || f.Dir != wire.Out || f.Kind != wire.KindMessage {
+			continue
+		}
+		if m, err := jsonrpc.Decode(f.Raw); err == nil && m.Kind() == jsonrpc.KindRequest {
+			out[m.ID.Key()] = m.Method
+		}
+	}
+	return out
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown request"
+	}
+	return s
+}
+
+func first(ss []string, n int) []string {
+	if len(ss) > n {
+		return append(ss[:n:n], fmt.Sprintf("… and %d more", len(ss)-n))
+	}
+	return ss
+}
