@@ -15,7 +15,7 @@ func TestURITemplateSyntax(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"file:///{a{b}}", "x://{unclosed", "x://}", "x://{}", "x://{a b}", "x://{a:0}", "x://{a:10000}",
-		"x://{a**}", "x://{.a}", "x://{a..b}", "has space", "x://%zz", "x://<tag>",
+		"x://{a**}", "x://{..a}", "x://{a..b}", "has space", "x://%zz", "x://<tag>",
 	} {
 		if err := checkURITemplate(bad); err == nil {
 			t.Errorf("%q accepted", bad)

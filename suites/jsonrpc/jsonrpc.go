@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -47,6 +49,7 @@ var _ = c.Area("jsonrpc", func() {
 			t.Check(!resp.IDTypeMismatch, fmt.Sprintf("id %s (%s)", id, id.TypeName()),
 				fmt.Sprintf("id %s (%s)", resp.Msg.ID, resp.Msg.ID.TypeName()), "the response id changed its JSON type")
 		}
+		concurrentIDs(t, s)
 	})
 
 	c.It("RPC-003", "every response has exactly one of result and error", func(t *c.T) {
@@ -109,4 +112,72 @@ func clip(b []byte) string {
 		return string(b[:400]) + "…"
 	}
 	return string(b)
+}
+
+// concurrentIDs sends 64 probe requests at once on s: integer and string
+// ids interleaved, twenty 1-style / "1"-style pairs in flight together
+// (values the session never allocated), a 1 KiB string id and a unicode
+// one. Every response must match exactly one request with the same id and
+// JSON type; none may be missing or come twice.
+func concurrentIDs(t *c.T, s *session.Session) {
+	m, p := t.Probe()
+	const pairs, total = 20, 64
+	base := 4_000_000_000_000 + s.NewID().Int()*1000
+	var ids []jsonrpc.ID
+	for i := int64(0); i < pairs; i++ {
+		n := base + i
+		ids = append(ids, jsonrpc.IntID(n), jsonrpc.StringID(fmt.Sprint(n)))
+	}
+	ids = append(ids, jsonrpc.StringID(strings.Repeat("k", 1024-len(fmt.Sprint(base)))+fmt.Sprint(base)),
+		jsonrpc.StringID(fmt.Sprintf("mcpconform-並行-🧵-%d", base)))
+	for i := int64(pairs); len(ids) < total; i++ {
+		if i%2 == 0 {
+			ids = append(ids, jsonrpc.IntID(base+i))
+		} else {
+			ids = append(ids, jsonrpc.StringID(fmt.Sprintf("mcpconform-%d", base+i)))
+		}
+	}
+	t.Step(fmt.Sprintf("%d %s requests in flight at once", len(ids), m))
+	mark := t.Mark()
+	type outcome struct {
+		resp *session.Response
+		err  error
+	}
+	results := make([]outcome, len(ids))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			id := ids[i]
+			resp, err := t.TryCall(s, m, p, &session.CallOptions{ID: &id})
+			results[i] = outcome{resp, err}
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	for i, r := range results {
+		id := ids[i]
+		want := fmt.Sprintf("a response with id %s (%s)", clip([]byte(id.String())), id.TypeName())
+		if r.err != nil || r.resp == nil || r.resp.Msg == nil {
+			what := "nothing"
+			if r.err != nil {
+				what = r.err.Error()
+			}
+			t.Violation(want, what, "with %d requests in flight, the request with id %s got no response with its id", len(ids), clip([]byte(id.String())))
+		}
+		got := r.resp.Msg.ID
+		t.Check(!r.resp.IDTypeMismatch && got.Key() == id.Key(), want,
+			fmt.Sprintf("id %s (%s)", clip([]byte(got.String())), got.TypeName()),
+			"with %d requests in flight, a response id does not match its request", len(ids))
+	}
+	t.Settle(s)
+	for _, e := range s.Events(mark) {
+		if e.Unsolicited {
+			t.Violation("exactly one response per request", clip(e.Frame.Raw),
+				"with %d requests in flight, a response matched no request in flight (duplicated or cross-wired id)", len(ids))
+		}
+	}
 }

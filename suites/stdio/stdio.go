@@ -4,6 +4,7 @@ package stdio
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -36,6 +37,8 @@ var _ = c.Area("stdio", func() {
 		}
 	})
 
+	c.It("STD-004", "escaped newlines, U+2028, CRLF and blank lines do not break stdio framing", std004)
+
 	c.It("STD-003", "server/discover as the first message gets a result or a modern error", func(t *c.T) {
 		s := t.Fresh()
 		resp, err := t.TryCall(s, "server/discover", nil, nil)
@@ -50,6 +53,99 @@ var _ = c.Area("stdio", func() {
 		t.ExpectErrorCode("server/discover as the first message", resp, jsonrpc.CodeUnsupportedProtocol, jsonrpc.CodeInvalidParams)
 	})
 })
+
+// std004 sends, on a fresh handshaken process, requests framed in the ways
+// real clients produce: strings with escaped \n and \u2028 (and a raw
+// U+2028), a CRLF line ending, stray blank lines around a message, and an
+// unknown method whose name holds an escaped newline (its error message
+// usually quotes the name: the server must escape it on output). Each
+// request must get exactly one response the harness can match by id, and
+// every line the server writes must be one complete message.
+func std004(t *c.T) {
+	s := t.Open()
+	t.Settle(s) // whatever the handshake provoked belongs to other checks
+	mark := t.Mark()
+	method, _ := t.Probe()
+	params := func(text string) json.RawMessage {
+		meta := map[string]any{"mcpconform/text": text}
+		if t.Modern() {
+			for k, v := range s.ModernMeta() {
+				meta[k] = v
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"_meta": meta})
+		return b
+	}
+	n := s.NewID().Int()
+	id := func(i int) jsonrpc.ID { return jsonrpc.StringID(fmt.Sprintf("mcpconform-framing-%d-%d", n, i)) }
+	cases := []struct {
+		what     string
+		id       jsonrpc.ID
+		method   string
+		build    func(req []byte) []byte
+		text     string
+		wantsErr bool
+	}{
+		{"a string with escaped \\n and \\u2028", id(1), method, nil, "line one\nline two\u2028end", false},
+		{"a string with a raw U+2028 and U+2029", id(2), method, nil, "para\u2028graph\u2029end", false},
+		{"a CRLF line ending", id(3), method, func(req []byte) []byte { return append(req, '\r', '\n') }, "crlf", false},
+		{"blank lines before and after the message", id(4), method, func(req []byte) []byte {
+			return append(append([]byte("\n\r\n\n"), req...), '\n', '\n', '\r', '\n')
+		}, "blank", false},
+		{"an unknown method whose name holds an escaped newline", id(5), "mcpconform/no-such\nmethod\u2028", nil, "", true},
+	}
+	for _, k := range cases {
+		t.Step("send a request with " + k.what)
+		var p json.RawMessage
+		if !k.wantsErr || t.Modern() {
+			p = params(k.text)
+		}
+		var req []byte
+		if p != nil {
+			req = jsonrpc.Request(k.id, k.method, p)
+		} else {
+			req = jsonrpc.Request(k.id, k.method, nil)
+		}
+		if k.text == "para\u2028graph\u2029end" {
+			// put the separators into the line unescaped (valid JSON)
+			req = bytes.ReplaceAll(req, []byte(`\u2028`), []byte("\u2028"))
+			req = bytes.ReplaceAll(req, []byte(`\u2029`), []byte("\u2029"))
+		}
+		payload := append(req, '\n')
+		if k.build != nil {
+			payload = k.build(req)
+		}
+		resp, err := s.CallRaw(t.Ctx, k.id, payload, &wire.SendOptions{Raw: true}, 0)
+		if err != nil {
+			t.Violation("one response with id "+k.id.String(), err.Error(), "a request with %s got no response the harness could match", k.what)
+		}
+		if k.wantsErr {
+			code, _ := resp.ErrorCode()
+			t.Check(resp.IsError() && code != jsonrpc.CodeParseError && code != jsonrpc.CodeInvalidRequest, "an error for the unknown method (not a framing error)",
+				clip(resp.Msg.Raw), "a request with %s was not understood as one message", k.what)
+			continue
+		}
+		t.Check(resp.IsResult(), "the result of "+method, clip(resp.Msg.Raw), "a request with %s was not served", k.what)
+	}
+	t.Settle(s)
+	for _, e := range s.Events(mark) {
+		if e.Unsolicited && e.Msg != nil && e.Msg.HasID && !e.Msg.ID.IsNull() {
+			t.Violation("exactly one response per request", clip(e.Frame.Raw), "a request was answered twice, or a response matched no request")
+		}
+		if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse {
+			t.Warn("the server answered something other than a request (a blank line?): %s", clip(e.Frame.Raw))
+		}
+	}
+	for _, f := range t.Incoming(s) {
+		if f.Seq <= mark || f.Kind != wire.KindMessage || f.Truncated {
+			continue
+		}
+		if _, err := jsonrpc.Decode(bytes.TrimSuffix(f.Raw, []byte{'\r'})); err != nil {
+			t.Violation("every output line one complete message (no raw newline inside a message)", clip(f.Raw),
+				"a line the server wrote is not a complete JSON message: %v", err)
+		}
+	}
+}
 
 func clip(b []byte) string {
 	if len(b) > 400 {
