@@ -19,6 +19,7 @@ import (
 	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -189,6 +190,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		quiet       = fs.Bool("quiet", false, "no progress lines")
 		only        = fs.String("only", "", "comma list of requirement ids to run (others are not run)")
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
+		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
 	)
 	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL", stdout, stderr); done {
@@ -217,6 +219,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	var schema *msgcheck.SchemaValidator
+	if *schemaFile != "" {
+		if schema, err = msgcheck.LoadSchema(*schemaFile); err != nil {
+			fmt.Fprintf(stderr, "mcpconform run: --schema: %v\n", err)
+			return exitUsage
+		}
+	}
 	filter, err := selection(*labelFilter, *only, *skip)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
@@ -231,7 +240,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	out, err := runner.Run(runner.Config{
 		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window,
-		Baseline: base, BaselineFile: *baseline,
+		Baseline: base, BaselineFile: *baseline, Schema: schema, SchemaFile: *schemaFile,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -34,6 +35,11 @@ type Env struct {
 	Window time.Duration
 	// SpecBudget bounds one check. Default 60s.
 	SpecBudget time.Duration
+	// Schema, when set (--schema FILE), validates every server message
+	// against a user-supplied official schema file in addition to the model.
+	Schema *msgcheck.SchemaValidator
+	// SchemaFile names it in messages.
+	SchemaFile string
 
 	mu     sync.Mutex
 	shared map[catalog.Revision]*sharedSession

@@ -97,6 +97,15 @@ func LoadSchema(path string) (*SchemaValidator, error) {
 		}
 		return checkBase64(s)
 	}})
+	// RFC 6570 allows expressions anywhere, host included; the validator's
+	// own uri-template format parses the template as a URI and rejects them.
+	c.RegisterFormat(&jsonschema.Format{Name: "uri-template", Validate: func(x any) error {
+		s, ok := x.(string)
+		if !ok {
+			return nil
+		}
+		return checkURITemplate(s)
+	}})
 	c.UseLoader(refusingLoader{})
 	if err := c.AddResource(v.url, doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
@@ -113,6 +122,24 @@ func LoadSchema(path string) (*SchemaValidator, error) {
 
 // Dialect is the JSON Schema dialect of the file ("draft-07", "2020-12"...).
 func (v *SchemaValidator) Dialect() string { return v.dialect }
+
+// Revision names the MCP revision the file describes, judged by the
+// definitions only that revision has ("" when it cannot tell).
+func (v *SchemaValidator) Revision() string {
+	switch {
+	case v.defs["DiscoverRequest"]:
+		return "2026-07-28"
+	case v.container == "$defs":
+		return "2025-11-25"
+	case v.defs["ElicitRequest"]:
+		return "2025-06-18"
+	case v.defs["AudioContent"]:
+		return "2025-03-26"
+	case v.defs["InitializeRequest"]:
+		return "2024-11-05"
+	}
+	return ""
+}
 
 // Container is where the file keeps its definitions: "definitions" or "$defs".
 func (v *SchemaValidator) Container() string { return v.container }

@@ -22,3 +22,17 @@ func TestURITemplateSyntax(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaRevision: a user's --schema file is matched to the revision it
+// describes (it carries no version marker of its own).
+func TestSchemaRevision(t *testing.T) {
+	for _, rev := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		v, err := LoadSchema("../../../shared/mcp-schema/" + rev + "/schema.json")
+		if err != nil {
+			t.Skipf("official schemas not available: %v", err)
+		}
+		if got := v.Revision(); got != rev {
+			t.Errorf("%s judged as %q", rev, got)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/stdio"
@@ -46,6 +47,9 @@ type Config struct {
 	// Budget bounds the whole run (default 10m); Window the quiet windows.
 	Budget time.Duration
 	Window time.Duration
+	// Schema adds validation against a user-supplied schema file (RPC-013).
+	Schema     *msgcheck.SchemaValidator
+	SchemaFile string
 	// Baseline lists known failures (nil: none); BaselineFile names it.
 	Baseline     *reports.Baseline
 	BaselineFile string
@@ -108,7 +112,7 @@ func Run(cfg Config) (*Outcome, error) {
 	if det.Unreachable != nil {
 		return nil, fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
 	}
-	env := &conform.Env{Target: tg, Window: cfg.Window}
+	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile}
 	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
 	for _, r := range det.Revisions {
 		if r.IsLegacy() {
