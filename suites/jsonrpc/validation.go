@@ -24,16 +24,24 @@ var _ = c.Area("jsonrpc", func() {
 			}
 		}
 		t.Settle(s)
-		methods := sentMethods(t, s.Conn().Name())
 		var problems []string
 		checked := 0
-		for _, f := range t.AllIncoming(s) {
-			if f.Kind != wire.KindMessage || f.Truncated {
+		// Walk the connection's traffic in order, so that a response is
+		// judged against the latest request sent with its id before it.
+		methods := map[string]string{}
+		for _, f := range t.Env.Recorder().Since(0, 0) {
+			if f.Conn != s.Conn().Name() || f.Kind != wire.KindMessage || f.Truncated {
 				continue
 			}
 			m, err := jsonrpc.Decode(f.Raw)
 			if err != nil {
 				continue // not JSON-RPC at all: framing checks judge it
+			}
+			if f.Dir == wire.Out {
+				if m.Kind() == jsonrpc.KindRequest {
+					methods[m.ID.Key()] = m.Method
+				}
+				continue
 			}
 			method := ""
 			if m.Kind() == jsonrpc.KindResponse && m.HasID {
@@ -56,20 +64,6 @@ var _ = c.Area("jsonrpc", func() {
 			strings.Join(first(problems, 5), "\n"), "%d of the server's messages break the %s message model", len(problems), t.Rev)
 	})
 })
-
-// sentMethods maps the ids of the requests sent on conn to their methods.
-func sentMethods(t *c.T, conn string) map[string]string {
-	out := map[string]string{}
-	for _, f := range t.Env.Recorder().Since(0, 0) {
-		if f.Conn != conn || f.Dir != wire.Out || f.Kind != wire.KindMessage {
-			continue
-		}
-		if m, err := jsonrpc.Decode(f.Raw); err == nil && m.Kind() == jsonrpc.KindRequest {
-			out[m.ID.Key()] = m.Method
-		}
-	}
-	return out
-}
 
 func orUnknown(s string) string {
 	if s == "" {
