@@ -3,11 +3,13 @@ package stdio
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
@@ -63,7 +65,6 @@ var _ = c.Area("stdio", func() {
 // every line the server writes must be one complete message.
 func std004(t *c.T) {
 	s := t.Open()
-	t.Settle(s) // whatever the handshake provoked belongs to other checks
 	mark := t.Mark()
 	method, _ := t.Probe()
 	params := func(text string) json.RawMessage {
@@ -115,7 +116,7 @@ func std004(t *c.T) {
 		if k.build != nil {
 			payload = k.build(req)
 		}
-		resp, err := s.CallRaw(t.Ctx, k.id, payload, &wire.SendOptions{Raw: true}, 0)
+		resp, err := callOrFramingError(t, s, k.id, payload)
 		if err != nil {
 			t.Violation("one response with id "+k.id.String(), err.Error(), "a request with %s got no response the harness could match", k.what)
 		}
@@ -132,9 +133,6 @@ func std004(t *c.T) {
 		if e.Unsolicited && e.Msg != nil && e.Msg.HasID && !e.Msg.ID.IsNull() {
 			t.Violation("exactly one response per request", clip(e.Frame.Raw), "a request was answered twice, or a response matched no request")
 		}
-		if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse {
-			t.Warn("the server answered something other than a request (a blank line?): %s", clip(e.Frame.Raw))
-		}
 	}
 	for _, f := range t.Incoming(s) {
 		if f.Seq <= mark || f.Kind != wire.KindMessage || f.Truncated {
@@ -144,6 +142,42 @@ func std004(t *c.T) {
 			t.Violation("every output line one complete message (no raw newline inside a message)", clip(f.Raw),
 				"a line the server wrote is not a complete JSON message: %v", err)
 		}
+	}
+}
+
+// callOrFramingError is CallRaw that also ends early when, instead of the
+// answer, an error addressed to no request (a parse or invalid-request
+// error: the line was not understood as the message it is) arrives.
+func callOrFramingError(t *c.T, s *session.Session, id jsonrpc.ID, payload []byte) (*session.Response, error) {
+	mark := t.Mark()
+	type result struct {
+		resp *session.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := s.CallRaw(t.Ctx, id, payload, &wire.SendOptions{Raw: true}, 0)
+		done <- result{resp, err}
+	}()
+	ctx, cancel := context.WithCancel(t.Ctx)
+	defer cancel()
+	framing := make(chan session.Event, 1)
+	go func() {
+		if ev, ok := s.WaitEvent(ctx, mark, func(e session.Event) bool {
+			if e.Msg == nil || (e.Msg.HasID && !e.Msg.ID.IsNull()) {
+				return false
+			}
+			code, _ := e.Msg.ErrorCode()
+			return code == jsonrpc.CodeParseError || code == jsonrpc.CodeInvalidRequest
+		}); ok {
+			framing <- ev
+		}
+	}()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case ev := <-framing:
+		return nil, fmt.Errorf("instead of an answer, the error %s", clip(ev.Frame.Raw))
 	}
 }
 

@@ -1,0 +1,142 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Raw sends: the checks in this package that inject malformed or unusual
+// bytes send them through the session's connection directly, with the
+// headers a well-formed message of the same method would carry, and read
+// what came back from the session's events.
+
+// rawHeaders returns the HTTP headers the session would send with a message
+// for method ("" for none) on the current era.
+func rawHeaders(s *session.Session, method string) http.Header {
+	h := http.Header{}
+	if s.Transport() != wire.HTTP {
+		return h
+	}
+	if s.Modern() {
+		h.Set(session.HeaderProtocolVersion, string(catalog.Modern))
+		if method != "" {
+			h.Set(session.HeaderMethod, method)
+		}
+		return h
+	}
+	if sid := s.SessionID(); sid != "" {
+		h.Set(session.HeaderSessionID, sid)
+	}
+	if rev := s.Revision(); rev >= catalog.R20250618 {
+		h.Set(session.HeaderProtocolVersion, string(rev))
+	}
+	return h
+}
+
+// sendRaw writes payload as is (stdio: plus one newline; HTTP: as the POST
+// body) and, on HTTP, waits until the whole reply was read (bounded by the
+// session's timeout). It returns the HTTP reply head (nil on stdio).
+func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Reply {
+	ctx, cancel := context.WithTimeout(t.Ctx, s.Timeout())
+	defer cancel()
+	mark := t.Mark()
+	if s.Transport() != wire.HTTP {
+		payload = append(append([]byte(nil), payload...), '\n')
+	}
+	reply, err := s.Conn().Send(ctx, payload, &wire.SendOptions{Raw: true, Header: rawHeaders(s, method)})
+	if err != nil {
+		if closed, _ := s.Closed(); closed {
+			t.Violation("the server keeps serving", "the connection ended: "+err.Error(), "the server went away after %s", clip(payload))
+		}
+		t.Error("sending %s: %v", clip(payload), err)
+	}
+	if reply != nil {
+		select {
+		case <-reply.Done:
+		case <-ctx.Done():
+		}
+		// Done means the frames were queued, not that the session has
+		// seen them: wait until it has (every reply yields a frame).
+		s.WaitEvent(ctx, mark, func(e session.Event) bool { return e.Frame.Exchange == reply.Exchange })
+	}
+	return reply
+}
+
+// probeParams returns the params the probe request needs in this era (the
+// 2026-07-28 _meta for server/discover, none for ping).
+func probeParams(s *session.Session) map[string]any {
+	if s.Modern() {
+		return map[string]any{"_meta": s.ModernMeta()}
+	}
+	return nil
+}
+
+// request encodes a request with params (nil: none).
+func request(id jsonrpc.ID, method string, params map[string]any) []byte {
+	if params == nil {
+		return jsonrpc.Request(id, method, nil)
+	}
+	b, _ := json.Marshal(params)
+	return jsonrpc.Request(id, method, json.RawMessage(b))
+}
+
+// received is one JSON-RPC message the server sent outside a call's
+// matching: an element of a batch reply counts as its own message.
+type received struct {
+	msg   *jsonrpc.Message
+	frame wire.Frame
+}
+
+// messagesSince returns the server messages among s's events after mark,
+// with batch (array) replies expanded.
+func messagesSince(s *session.Session, mark int64) []received {
+	var out []received
+	for _, e := range s.Events(mark) {
+		if e.Msg != nil {
+			out = append(out, received{e.Msg, e.Frame})
+			continue
+		}
+		if e.Frame.Kind != wire.KindMessage {
+			continue
+		}
+		var elems []json.RawMessage
+		if json.Unmarshal(bytes.TrimSpace(e.Frame.Raw), &elems) != nil {
+			continue
+		}
+		for _, el := range elems {
+			if m, err := jsonrpc.Decode(el); err == nil {
+				out = append(out, received{m, e.Frame})
+			}
+		}
+	}
+	return out
+}
+
+// responsesSince is messagesSince restricted to responses.
+func responsesSince(s *session.Session, mark int64) []received {
+	var out []received
+	for _, r := range messagesSince(s, mark) {
+		if r.msg.Kind() == jsonrpc.KindResponse {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// replyBody returns the body bytes of HTTP exchange ex on s since mark.
+func replyBody(s *session.Session, mark int64, ex int64) []byte {
+	for _, e := range s.Events(mark) {
+		if e.Frame.Exchange == ex && e.Frame.Dir == wire.In && (e.Frame.Kind == wire.KindBody || e.Frame.Kind == wire.KindMessage) && len(e.Frame.Raw) > 0 {
+			return e.Frame.Raw
+		}
+	}
+	return nil
+}

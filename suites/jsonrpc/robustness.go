@@ -1,0 +1,341 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// freshID returns a string id the session never allocated (it allocates
+// integers), unique within the run.
+func freshID(s *session.Session, tag string) jsonrpc.ID {
+	return jsonrpc.StringID(fmt.Sprintf("mcpconform-%s-%d", tag, s.NewID().Int()))
+}
+
+var _ = c.Area("jsonrpc", func() {
+	c.It("RPC-004", "notifications, known, unknown or with junk params, get no response", func(t *c.T) {
+		s := t.Shared()
+		unused := freshID(s, "never-sent")
+		type note struct {
+			what, method string
+			params       any
+		}
+		notes := []note{
+			{"a cancellation for a request id that was never sent", "notifications/cancelled", map[string]any{"requestId": unused, "reason": "mcpconform"}},
+			{"an unknown notification", "notifications/x-mcpconform", map[string]any{}},
+			{"a notification with junk params", "notifications/cancelled", map[string]any{"requestId": []any{true, nil}, "reason": 42}},
+		}
+		if !t.Modern() {
+			notes = append(notes, note{"roots/list_changed (the harness declared no roots)", "notifications/roots/list_changed", nil})
+		}
+		mark := t.Mark()
+		type sent struct {
+			what  string
+			reply *wire.Reply
+		}
+		var replies []sent
+		for _, n := range notes {
+			t.Step("send " + n.what + ": " + n.method)
+			var payload []byte
+			if n.params == nil {
+				payload = jsonrpc.Notification(n.method, nil)
+			} else {
+				b, _ := json.Marshal(n.params)
+				payload = jsonrpc.Notification(n.method, json.RawMessage(b))
+			}
+			replies = append(replies, sent{n.what, sendRaw(t, s, payload, n.method)})
+		}
+		rejected := map[int64]bool{} // HTTP exchanges answered with a 4xx
+		for _, r := range replies {
+			if r.reply == nil {
+				continue
+			}
+			body := replyBody(s, mark, r.reply.Exchange)
+			switch st := r.reply.Status; {
+			case st == 202 && len(bytes.TrimSpace(body)) == 0:
+			case st >= 400 && st < 500:
+				rejected[r.reply.Exchange] = true
+				t.Note("%s was rejected with HTTP %d", r.what, st)
+			default:
+				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, body %s", st, clipOr(body)),
+					"%s was answered like a request", r.what)
+			}
+		}
+		t.Settle(s)
+		for _, r := range responsesSince(s, mark) {
+			if rejected[r.frame.Exchange] && (!r.msg.HasID || r.msg.ID.IsNull()) && r.msg.HasError && !r.msg.HasResult {
+				continue // the error body of a 4xx rejection, addressed to no request
+			}
+			t.Violation("no response to any notification", clip(r.msg.Raw), "the server answered a notification")
+		}
+	})
+
+	c.It("RPC-005", "unparseable input gets -32700 and the server keeps answering", func(t *c.T) {
+		s := t.Shared()
+		m, _ := t.Probe()
+		full := request(freshID(s, "truncated"), m, probeParams(s))
+		params := probeParams(s)
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["_meta"] = mergeMeta(params["_meta"], map[string]any{"mcpconform/text": "@@BAD@@"})
+		badUTF8 := bytes.Replace(request(freshID(s, "utf8"), m, params), []byte("@@BAD@@"), []byte("caf\xc3\x28 \xff\xfe"), 1)
+		cases := []struct {
+			what    string
+			payload []byte
+		}{
+			{"truncated JSON", full[:len(full)-7]},
+			{"invalid UTF-8 inside a string", badUTF8},
+		}
+		for _, k := range cases {
+			t.Step("send " + k.what)
+			mark := t.Mark()
+			reply := sendRaw(t, s, k.payload, m)
+			var got *jsonrpc.Message
+			if reply == nil {
+				ctx, cancel := contextWithTimeout(t, s)
+				ev, ok := s.WaitEvent(ctx, mark, func(e session.Event) bool {
+					return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse
+				})
+				cancel()
+				if ok {
+					got = ev.Msg
+				}
+			} else if rs := responsesSince(s, mark); len(rs) > 0 {
+				got = rs[0].msg
+			}
+			if got == nil {
+				actual := "silence"
+				if reply != nil {
+					actual = fmt.Sprintf("HTTP %d, body %s", reply.Status, clipOr(replyBody(s, mark, reply.Exchange)))
+				}
+				t.Violation("a -32700 parse error", actual, "%s got no parse error", k.what)
+			}
+			if got.HasResult {
+				t.Violation("a -32700 parse error", clip(got.Raw), "the server executed %s", k.what)
+			}
+			code, _ := got.ErrorCode()
+			t.Check(code == jsonrpc.CodeParseError, "a -32700 parse error", clip(got.Raw), "%s got the wrong error code %d", k.what, code)
+			if got.HasID && got.ID.IsNull() {
+				t.Warn(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what)
+			}
+			if _, err := t.TryCall(s, m, nil, nil); err != nil {
+				t.Violation("the server keeps answering after unparseable input", err.Error(), "the server stopped answering after %s", k.what)
+			}
+		}
+	})
+
+	c.It("RPC-006", "invalid requests are never executed and get -32600", func(t *c.T) {
+		s := t.Shared()
+		m, _ := t.Probe()
+		params := probeParams(s)
+		body := func(members string) []byte {
+			var p string
+			if params != nil {
+				b, _ := json.Marshal(params)
+				p = `,"params":` + string(b)
+			}
+			return []byte("{" + members + p + "}")
+		}
+		methodJSON, _ := json.Marshal(m)
+		id := func(tag string) string { b, _ := json.Marshal(freshID(s, tag)); return string(b) }
+		cases := []struct {
+			what    string
+			payload []byte
+		}{
+			{"no method", body(`"jsonrpc":"2.0","id":` + id("no-method"))},
+			{`"jsonrpc": "1.0"`, body(`"jsonrpc":"1.0","id":` + id("v1") + `,"method":` + string(methodJSON))},
+			{`"id": null`, body(`"jsonrpc":"2.0","id":null,"method":` + string(methodJSON))},
+			{`"id": {}`, body(`"jsonrpc":"2.0","id":{},"method":` + string(methodJSON))},
+			{`"id": 1.5`, body(`"jsonrpc":"2.0","id":1.5,"method":` + string(methodJSON))},
+			{`"method": 42`, body(`"jsonrpc":"2.0","id":` + id("method-42") + `,"method":42`)},
+		}
+		// One fault per message; the messages go out back to back and are
+		// judged together after one barrier (ids name the case when the
+		// server echoed one).
+		mark := t.Mark()
+		rejected := 0
+		for _, k := range cases {
+			t.Step("send a request with " + k.what)
+			if reply := sendRaw(t, s, k.payload, m); reply != nil && reply.Status >= 400 && reply.Status < 500 {
+				rejected++
+			}
+		}
+		t.Settle(s)
+		rs := responsesSince(s, mark)
+		for _, r := range rs {
+			if r.msg.HasResult {
+				t.Violation("-32600 and no execution", clip(r.msg.Raw), "the server executed an invalid request")
+			}
+		}
+		for _, r := range rs {
+			if code, _ := r.msg.ErrorCode(); code != jsonrpc.CodeInvalidRequest {
+				t.Warn("an invalid request got error %d instead of -32600 (JSON-RPC 2.0 SHOULD): %s", code, clip(r.msg.Raw))
+			}
+			if r.msg.HasID && r.msg.ID.IsNull() {
+				t.Warn(`an invalid-request error carries "id": null; the MCP schema wants the id omitted (tolerated: §17.14): %s`, clip(r.msg.Raw))
+			}
+		}
+		if len(rs) < len(cases) {
+			if t.HTTP() && len(rs)+rejected >= len(cases) {
+				t.Note("%d invalid requests were rejected with an HTTP 4xx and no JSON-RPC error", len(cases)-len(rs))
+			} else {
+				t.Warn("%d of %d invalid requests got no -32600 error (JSON-RPC 2.0 SHOULD): %s", len(cases)-len(rs), len(cases), describe(rs))
+			}
+		}
+	})
+
+	c.It("RPC-008", "batches: accepted in 2025-03-26, rejected and never executed afterwards", func(t *c.T) {
+		s := t.Shared()
+		m, _ := t.Probe()
+		if t.Rev == catalog.R20250326 && s.Revision() != catalog.R20250326 {
+			t.NA("the server negotiated %s instead of 2025-03-26", s.Revision())
+		}
+		a, b := freshID(s, "batch-a"), freshID(s, "batch-b")
+		batch := "[" + string(request(a, m, probeParams(s))) + "," + string(request(b, m, probeParams(s))) + "," +
+			string(jsonrpc.Notification("notifications/x-mcpconform", json.RawMessage(`{}`))) + "]"
+		mark := t.Mark()
+		reply := sendRaw(t, s, []byte(batch), m)
+		t.Settle(s)
+		rs := responsesSince(s, mark)
+		count := map[string]int{}
+		success := map[string]bool{}
+		for _, r := range rs {
+			if r.msg.HasID {
+				count[r.msg.ID.Key()]++
+				if r.msg.HasResult {
+					success[r.msg.ID.Key()] = true
+				}
+			}
+		}
+		if t.Rev == catalog.R20250326 {
+			for _, id := range []jsonrpc.ID{a, b} {
+				t.Check(count[id.Key()] == 1 && success[id.Key()], fmt.Sprintf("one result for %s", id), describe(rs),
+					"the batch element %s was not answered exactly once with a result", id)
+			}
+			return
+		}
+		for _, id := range []jsonrpc.ID{a, b} {
+			if success[id.Key()] {
+				t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describe(rs),
+					"the server executed a batch element (%s) although %s has no batches", id, t.Rev)
+			}
+		}
+		switch {
+		case reply != nil && reply.Status >= 400 && reply.Status < 500:
+		case len(rs) == 1 && rs[0].msg.IsError() && (!rs[0].msg.HasID || rs[0].msg.ID.IsNull()):
+			if code, _ := rs[0].msg.ErrorCode(); code != jsonrpc.CodeInvalidRequest {
+				t.Warn("the batch was rejected with %d; JSON-RPC suggests -32600 (tolerated: §17.18)", code)
+			}
+		case count[a.Key()] == 1 && count[b.Key()] == 1:
+			// one error per element
+		default:
+			actual := describe(rs)
+			if reply != nil {
+				actual = fmt.Sprintf("HTTP %d; %s", reply.Status, actual)
+			}
+			t.Violation("a 4xx, a -32600 error, or one error per element", actual, "the batch was not rejected")
+		}
+	})
+
+	c.It("RPC-010", "the server never sends a request (a message with method and id)", func(t *c.T) {
+		s := t.Shared()
+		t.Battery(s)
+		t.Settle(s)
+		for _, f := range t.AllIncoming(s) {
+			if f.Kind != wire.KindMessage || f.Truncated {
+				continue
+			}
+			msg, err := c.Decode(f)
+			if err != nil {
+				continue
+			}
+			t.Check(!(msg.HasMethod && msg.HasID), "only responses and notifications", clip(f.Raw),
+				"the server sent a request (%s) under 2026-07-28", msg.Method)
+		}
+	})
+
+	c.It("RPC-012", "no removed or spec-reserved error codes", func(t *c.T) {
+		s := t.Shared()
+		try := func(method string, params any) {
+			_, _ = t.TryCall(s, method, params, nil)
+		}
+		t.Battery(s)
+		try("tools/list", map[string]any{"cursor": 42})
+		if c.Declared(s, "resources") {
+			try("resources/read", map[string]any{"uri": "mcpconform://no-such-resource"})
+		}
+		if c.Declared(s, "tools") {
+			try("tools/call", map[string]any{"name": "mcpconform_no_such_tool", "arguments": map[string]any{}})
+		}
+		if c.Declared(s, "prompts") {
+			try("prompts/get", map[string]any{"name": "mcpconform_no_such_prompt"})
+		}
+		for _, f := range t.AllIncoming(s) {
+			if f.Kind != wire.KindMessage || f.Truncated {
+				continue
+			}
+			msg, err := c.Decode(f)
+			if err != nil {
+				continue
+			}
+			code, ok := msg.ErrorCode()
+			if !ok {
+				continue
+			}
+			switch {
+			case code == jsonrpc.CodeResourceNotFound:
+				t.Violation("no -32002 (2026-07-28 answers an unknown resource with -32602)", clip(f.Raw), "the server emitted the removed code -32002")
+			case code == jsonrpc.CodeURLElicitation:
+				t.Violation("no -32042 (removed in 2026-07-28)", clip(f.Raw), "the server emitted the removed code -32042")
+			case code <= -32020 && code >= -32099 && code != jsonrpc.CodeHeaderMismatch && code != jsonrpc.CodeMissingCapability && code != jsonrpc.CodeUnsupportedProtocol:
+				t.Violation("codes in -32020..-32099 only as the spec defines them (-32020, -32021, -32022)", clip(f.Raw), "the server emitted the spec-reserved code %d", code)
+			case code <= -32000 && code >= -32019:
+				t.Warn("the server emitted %d from the legacy implementation-defined range -32000..-32019 (SHOULD NOT): %s", code, clip(f.Raw))
+			}
+		}
+	})
+})
+
+func contextWithTimeout(t *c.T, s *session.Session) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(t.Ctx, s.Timeout())
+}
+
+func mergeMeta(old any, extra map[string]any) map[string]any {
+	out := map[string]any{}
+	if m, ok := old.(map[string]any); ok {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
+
+func describe(rs []received) string {
+	if len(rs) == 0 {
+		return "no JSON-RPC response"
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = clip(r.msg.Raw)
+	}
+	return strings.Join(parts, " | ")
+}
+
+func clipOr(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	return clip(b)
+}
