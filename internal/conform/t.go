@@ -74,6 +74,33 @@ func (t *T) violation(expected, actual, message string) {
 	panic(stopSignal{})
 }
 
+// Crashed ends the check with FAIL whatever the requirement's level: the
+// server stopped answering (exited, closed the connection, went silent)
+// after the input the check sent. Robustness is never optional.
+func (t *T) Crashed(expected, actual, format string, args ...any) {
+	t.out.Verdict = FAIL
+	t.out.Message, t.out.Expected, t.out.Actual = fmt.Sprintf(format, args...), expected, actual
+	panic(stopSignal{})
+}
+
+// ExpectAlive sends the probe request (ping / server/discover) on s and
+// fails the check as Crashed when it is not answered.
+func (t *T) ExpectAlive(s *session.Session, after string) {
+	m, p := t.Probe()
+	resp, err := s.Call(t.Ctx, m, p, nil)
+	if err == nil && resp.Msg != nil {
+		return
+	}
+	actual := "silence"
+	if err != nil {
+		actual = err.Error()
+	}
+	if closed, cerr := s.Closed(); closed {
+		actual = fmt.Sprintf("the connection ended (%v)", cerr)
+	}
+	t.Crashed("the server keeps answering ("+m+")", actual, "the server stopped answering after %s", after)
+}
+
 // Warn records a tolerated deviation (a spec ambiguity, a SHOULD sub-part of
 // a MUST requirement). The check goes on; its verdict is WARN unless it
 // fails.
