@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -53,8 +54,8 @@ func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Re
 	}
 	reply, err := s.Conn().Send(ctx, payload, &wire.SendOptions{Raw: true, Header: rawHeaders(s, method)})
 	if err != nil {
-		if closed, _ := s.Closed(); closed {
-			t.Violation("the server keeps serving", "the connection ended: "+err.Error(), "the server went away after %s", clip(payload))
+		if closed, _ := s.Closed(); closed || errors.Is(err, wire.ErrClosed) {
+			t.Crashed("the server keeps serving", "the connection ended: "+err.Error(), "the server went away before or while receiving %s", clip(payload))
 		}
 		t.Error("sending %s: %v", clip(payload), err)
 	}
