@@ -130,3 +130,15 @@ func (t *T) Battery(s *session.Session) []*session.Response {
 
 // Decode is jsonrpc.Decode for frames.
 func Decode(f wire.Frame) (*jsonrpc.Message, error) { return jsonrpc.Decode(f.Raw) }
+
+// Clip renders server bytes for a verdict message: at most 400 bytes,
+// "(empty)" for nothing. Reports escape it; it is never trusted.
+func Clip(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	if len(b) > 400 {
+		return string(b[:400]) + "…"
+	}
+	return string(b)
+}

@@ -29,10 +29,10 @@ var _ = c.Area("jsonrpc", func() {
 			if err != nil {
 				continue // not JSON at all: framing, judged by STD-001 / the HTTP checks
 			}
-			t.Check(m.HasJSONRPC && m.JSONRPC == "2.0", `"jsonrpc": "2.0"`, clip(f.Raw), "a server message does not declare JSON-RPC 2.0")
+			t.Check(m.HasJSONRPC && m.JSONRPC == "2.0", `"jsonrpc": "2.0"`, c.Clip(f.Raw), "a server message does not declare JSON-RPC 2.0")
 			if m.HasError {
-				t.Check(m.Error != nil && m.Error.CodeIsInt, "error.code: an integer", clip(f.Raw), "an error code is not an integer")
-				t.Check(m.Error.MessageIsString, "error.message: a string", clip(f.Raw), "an error message is not a string")
+				t.Check(m.Error != nil && m.Error.CodeIsInt, "error.code: an integer", c.Clip(f.Raw), "an error code is not an integer")
+				t.Check(m.Error.MessageIsString, "error.message: a string", c.Clip(f.Raw), "an error message is not a string")
 			}
 		}
 	})
@@ -55,7 +55,7 @@ var _ = c.Area("jsonrpc", func() {
 	c.It("RPC-003", "every response has exactly one of result and error", func(t *c.T) {
 		s := t.Shared()
 		for _, r := range t.Battery(s) {
-			t.Check(r.Msg.HasResult != r.Msg.HasError, "exactly one of result and error", clip(r.Msg.Raw),
+			t.Check(r.Msg.HasResult != r.Msg.HasError, "exactly one of result and error", c.Clip(r.Msg.Raw),
 				"a response carries both or neither of result and error")
 		}
 	})
@@ -94,7 +94,7 @@ var _ = c.Area("jsonrpc", func() {
 			var rt string
 			raw := r.Msg.ResultObject()["resultType"]
 			t.Check(json.Unmarshal(raw, &rt) == nil && allowed[rt], fmt.Sprintf("resultType one of %v", keys(allowed)),
-				clip(r.Msg.Raw), "a result lacks a known resultType")
+				c.Clip(r.Msg.Raw), "a result lacks a known resultType")
 		}
 	})
 })
@@ -105,13 +105,6 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func clip(b []byte) string {
-	if len(b) > 400 {
-		return string(b[:400]) + "…"
-	}
-	return string(b)
 }
 
 // concurrentIDs sends 64 probe requests at once on s: integer and string
@@ -160,23 +153,23 @@ func concurrentIDs(t *c.T, s *session.Session) {
 	wg.Wait()
 	for i, r := range results {
 		id := ids[i]
-		want := fmt.Sprintf("a response with id %s (%s)", clip([]byte(id.String())), id.TypeName())
+		want := fmt.Sprintf("a response with id %s (%s)", c.Clip([]byte(id.String())), id.TypeName())
 		if r.err != nil || r.resp == nil || r.resp.Msg == nil {
 			what := "nothing"
 			if r.err != nil {
 				what = r.err.Error()
 			}
-			t.Violation(want, what, "with %d requests in flight, the request with id %s got no response with its id", len(ids), clip([]byte(id.String())))
+			t.Violation(want, what, "with %d requests in flight, the request with id %s got no response with its id", len(ids), c.Clip([]byte(id.String())))
 		}
 		got := r.resp.Msg.ID
 		t.Check(!r.resp.IDTypeMismatch && got.Key() == id.Key(), want,
-			fmt.Sprintf("id %s (%s)", clip([]byte(got.String())), got.TypeName()),
+			fmt.Sprintf("id %s (%s)", c.Clip([]byte(got.String())), got.TypeName()),
 			"with %d requests in flight, a response id does not match its request", len(ids))
 	}
 	t.Settle(s)
 	for _, e := range s.Events(mark) {
 		if e.Unsolicited {
-			t.Violation("exactly one response per request", clip(e.Frame.Raw),
+			t.Violation("exactly one response per request", c.Clip(e.Frame.Raw),
 				"with %d requests in flight, a response matched no request in flight (duplicated or cross-wired id)", len(ids))
 		}
 	}

@@ -55,9 +55,9 @@ func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Re
 	reply, err := s.Conn().Send(ctx, payload, &wire.SendOptions{Raw: true, Header: rawHeaders(s, method)})
 	if err != nil {
 		if closed, _ := s.Closed(); closed || errors.Is(err, wire.ErrClosed) {
-			t.Crashed("the server keeps serving", "the connection ended: "+err.Error(), "the server went away before or while receiving %s", clip(payload))
+			t.Crashed("the server keeps serving", "the connection ended: "+err.Error(), "the server went away before or while receiving %s", c.Clip(payload))
 		}
-		t.Error("sending %s: %v", clip(payload), err)
+		t.Error("sending %s: %v", c.Clip(payload), err)
 	}
 	if reply != nil {
 		select {

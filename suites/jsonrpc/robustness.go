@@ -65,7 +65,7 @@ var _ = c.Area("jsonrpc", func() {
 				rejected[r.reply.Exchange] = true
 				t.Note("%s was rejected with HTTP %d", r.what, st)
 			default:
-				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, body %s", st, clipOr(body)),
+				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, body %s", st, c.Clip(body)),
 					"%s was answered like a request", r.what)
 			}
 		}
@@ -75,7 +75,7 @@ var _ = c.Area("jsonrpc", func() {
 			if rejected[r.frame.Exchange] && (!r.msg.HasID || r.msg.ID.IsNull()) && r.msg.HasError && !r.msg.HasResult {
 				continue // the error body of a 4xx rejection, addressed to no request
 			}
-			t.Violation("no response to any notification", clip(r.msg.Raw), "the server answered a notification")
+			t.Violation("no response to any notification", c.Clip(r.msg.Raw), "the server answered a notification")
 		}
 	})
 
@@ -117,15 +117,15 @@ var _ = c.Area("jsonrpc", func() {
 			if got == nil {
 				actual := "silence"
 				if reply != nil {
-					actual = fmt.Sprintf("HTTP %d, body %s", reply.Status, clipOr(replyBody(s, mark, reply.Exchange)))
+					actual = fmt.Sprintf("HTTP %d, body %s", reply.Status, c.Clip(replyBody(s, mark, reply.Exchange)))
 				}
 				t.Violation("a -32700 parse error", actual, "%s got no parse error", k.what)
 			}
 			if got.HasResult {
-				t.Violation("a -32700 parse error", clip(got.Raw), "the server executed %s", k.what)
+				t.Violation("a -32700 parse error", c.Clip(got.Raw), "the server executed %s", k.what)
 			}
 			code, _ := got.ErrorCode()
-			t.Check(code == jsonrpc.CodeParseError, "a -32700 parse error", clip(got.Raw), "%s got the wrong error code %d", k.what, code)
+			t.Check(code == jsonrpc.CodeParseError, "a -32700 parse error", c.Clip(got.Raw), "%s got the wrong error code %d", k.what, code)
 			if got.HasID && got.ID.IsNull() {
 				t.Warn(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what)
 			}
@@ -173,15 +173,15 @@ var _ = c.Area("jsonrpc", func() {
 		t.ExpectAlive(s, "invalid requests")
 		for _, r := range rs {
 			if r.msg.HasResult {
-				t.Violation("-32600 and no execution", clip(r.msg.Raw), "the server executed an invalid request")
+				t.Violation("-32600 and no execution", c.Clip(r.msg.Raw), "the server executed an invalid request")
 			}
 		}
 		for _, r := range rs {
 			if code, _ := r.msg.ErrorCode(); code != jsonrpc.CodeInvalidRequest {
-				t.Warn("an invalid request got error %d instead of -32600 (JSON-RPC 2.0 SHOULD): %s", code, clip(r.msg.Raw))
+				t.Warn("an invalid request got error %d instead of -32600 (JSON-RPC 2.0 SHOULD): %s", code, c.Clip(r.msg.Raw))
 			}
 			if r.msg.HasID && r.msg.ID.IsNull() {
-				t.Warn(`an invalid-request error carries "id": null; the MCP schema wants the id omitted (tolerated: §17.14): %s`, clip(r.msg.Raw))
+				t.Warn(`an invalid-request error carries "id": null; the MCP schema wants the id omitted (tolerated: §17.14): %s`, c.Clip(r.msg.Raw))
 			}
 		}
 		if len(rs) < len(cases) {
@@ -259,7 +259,7 @@ var _ = c.Area("jsonrpc", func() {
 			if err != nil {
 				continue
 			}
-			t.Check(!(msg.HasMethod && msg.HasID), "only responses and notifications", clip(f.Raw),
+			t.Check(!(msg.HasMethod && msg.HasID), "only responses and notifications", c.Clip(f.Raw),
 				"the server sent a request (%s) under 2026-07-28", msg.Method)
 		}
 	})
@@ -294,13 +294,13 @@ var _ = c.Area("jsonrpc", func() {
 			}
 			switch {
 			case code == jsonrpc.CodeResourceNotFound:
-				t.Violation("no -32002 (2026-07-28 answers an unknown resource with -32602)", clip(f.Raw), "the server emitted the removed code -32002")
+				t.Violation("no -32002 (2026-07-28 answers an unknown resource with -32602)", c.Clip(f.Raw), "the server emitted the removed code -32002")
 			case code == jsonrpc.CodeURLElicitation:
-				t.Violation("no -32042 (removed in 2026-07-28)", clip(f.Raw), "the server emitted the removed code -32042")
+				t.Violation("no -32042 (removed in 2026-07-28)", c.Clip(f.Raw), "the server emitted the removed code -32042")
 			case code <= -32020 && code >= -32099 && code != jsonrpc.CodeHeaderMismatch && code != jsonrpc.CodeMissingCapability && code != jsonrpc.CodeUnsupportedProtocol:
-				t.Violation("codes in -32020..-32099 only as the spec defines them (-32020, -32021, -32022)", clip(f.Raw), "the server emitted the spec-reserved code %d", code)
+				t.Violation("codes in -32020..-32099 only as the spec defines them (-32020, -32021, -32022)", c.Clip(f.Raw), "the server emitted the spec-reserved code %d", code)
 			case code <= -32000 && code >= -32019:
-				t.Warn("the server emitted %d from the legacy implementation-defined range -32000..-32019 (SHOULD NOT): %s", code, clip(f.Raw))
+				t.Warn("the server emitted %d from the legacy implementation-defined range -32000..-32019 (SHOULD NOT): %s", code, c.Clip(f.Raw))
 			}
 		}
 	})
@@ -329,14 +329,7 @@ func describe(rs []received) string {
 	}
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = clip(r.msg.Raw)
+		parts[i] = c.Clip(r.msg.Raw)
 	}
 	return strings.Join(parts, " | ")
-}
-
-func clipOr(b []byte) string {
-	if len(b) == 0 {
-		return "(empty)"
-	}
-	return clip(b)
 }

@@ -62,11 +62,11 @@ var _ = c.Area("jsonrpc", func() {
 			}
 			checked++
 			for _, p := range msgcheck.ValidateServerMessage(string(t.Rev), f.Raw, method) {
-				problems = append(problems, fmt.Sprintf("%s (answer to %s): %s", p.String(), orUnknown(method), clip(f.Raw)))
+				problems = append(problems, fmt.Sprintf("%s (answer to %s): %s", p.String(), orUnknown(method), c.Clip(f.Raw)))
 			}
 			if t.Env.Schema != nil && (t.Env.Schema.Revision() == "" || t.Env.Schema.Revision() == string(t.Rev)) {
 				for _, p := range t.Env.Schema.ValidateServerMessage(f.Raw, method) {
-					problems = append(problems, fmt.Sprintf("schema %s: %s (answer to %s): %s", t.Env.SchemaFile, p.String(), orUnknown(method), clip(f.Raw)))
+					problems = append(problems, fmt.Sprintf("schema %s: %s (answer to %s): %s", t.Env.SchemaFile, p.String(), orUnknown(method), c.Clip(f.Raw)))
 				}
 			}
 		}

@@ -74,7 +74,7 @@ var _ = c.Area("lifecycle", func() {
 		if reply != nil {
 			body := exchangeBody(s, t, reply.Exchange)
 			t.Check(reply.Status == http.StatusAccepted && len(body) == 0, "HTTP 202 Accepted with an empty body",
-				fmt.Sprintf("HTTP %d, body %q", reply.Status, clip(body)), "an accepted notification must get 202 and no body")
+				fmt.Sprintf("HTTP %d, body %q", reply.Status, c.Clip(body)), "an accepted notification must get 202 and no body")
 			return
 		}
 		t.Settle(s)
@@ -176,7 +176,7 @@ var _ = c.Area("lifecycle", func() {
 			var info map[string]json.RawMessage
 			_ = json.Unmarshal(meta[session.MetaServerInfo], &info)
 			t.Check(isString(info["name"]) && isString(info["version"]),
-				`result._meta["io.modelcontextprotocol/serverInfo"] with string name and version`, clip(r.Msg.Raw),
+				`result._meta["io.modelcontextprotocol/serverInfo"] with string name and version`, c.Clip(r.Msg.Raw),
 				"a result lacks _meta serverInfo")
 		}
 	})
@@ -260,8 +260,8 @@ var _ = c.Area("lifecycle", func() {
 			Requested *string  `json:"requested"`
 		}
 		_ = json.Unmarshal(resp.Msg.Error.Data, &data)
-		t.Check(len(data.Supported) > 0, "error.data.supported: a non-empty array of strings", clip(resp.Msg.Raw), "data.supported missing")
-		t.Check(data.Requested != nil && *data.Requested == bogus, `error.data.requested: "`+bogus+`"`, clip(resp.Msg.Raw), "data.requested must echo the requested version")
+		t.Check(len(data.Supported) > 0, "error.data.supported: a non-empty array of strings", c.Clip(resp.Msg.Raw), "data.supported missing")
+		t.Check(data.Requested != nil && *data.Requested == bogus, `error.data.requested: "`+bogus+`"`, c.Clip(resp.Msg.Raw), "data.requested must echo the requested version")
 		var disc struct {
 			SupportedVersions []string `json:"supportedVersions"`
 		}
@@ -358,7 +358,7 @@ func checkPing(t *c.T, s *session.Session, what string) {
 	res := t.ResultObject(what, resp)
 	for k := range res {
 		if k != "_meta" {
-			t.Violation("an empty result {}", clip(resp.Msg.Raw), "%s: the result is not empty", what)
+			t.Violation("an empty result {}", c.Clip(resp.Msg.Raw), "%s: the result is not empty", what)
 		}
 	}
 }
@@ -439,17 +439,7 @@ func orAbsent(v json.RawMessage) string {
 	if v == nil {
 		return "(absent)"
 	}
-	return clip(v)
-}
-
-func clip(b []byte) string {
-	if len(b) > 400 {
-		return string(b[:400]) + "…"
-	}
-	if len(b) == 0 {
-		return "(empty)"
-	}
-	return string(b)
+	return c.Clip(v)
 }
 
 func describeErr(resp *session.Response, err error) string {

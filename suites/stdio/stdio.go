@@ -30,11 +30,11 @@ var _ = c.Area("stdio", func() {
 			}
 			m, err := jsonrpc.Decode(raw)
 			if err != nil {
-				t.Violation("one complete JSON-RPC message per line (logs belong on stderr)", clip(f.Raw),
+				t.Violation("one complete JSON-RPC message per line (logs belong on stderr)", c.Clip(f.Raw),
 					"the server wrote a line to stdout that is not a JSON-RPC message: %v", err)
 			}
 			if m.Kind() == jsonrpc.KindInvalid {
-				t.Violation("a JSON-RPC request, notification or response", clip(f.Raw), "a stdout line is a JSON object but not a JSON-RPC message")
+				t.Violation("a JSON-RPC request, notification or response", c.Clip(f.Raw), "a stdout line is a JSON object but not a JSON-RPC message")
 			}
 		}
 	})
@@ -49,7 +49,7 @@ var _ = c.Area("stdio", func() {
 		}
 		if resp.IsResult() {
 			var res map[string]json.RawMessage
-			t.Check(resp.Result(&res) == nil && res["supportedVersions"] != nil, "a DiscoverResult", clip(resp.Msg.Raw), "the answer is not a DiscoverResult")
+			t.Check(resp.Result(&res) == nil && res["supportedVersions"] != nil, "a DiscoverResult", c.Clip(resp.Msg.Raw), "the answer is not a DiscoverResult")
 			return
 		}
 		t.ExpectErrorCode("server/discover as the first message", resp, jsonrpc.CodeUnsupportedProtocol, jsonrpc.CodeInvalidParams)
@@ -123,15 +123,15 @@ func std004(t *c.T) {
 		if k.wantsErr {
 			code, _ := resp.ErrorCode()
 			t.Check(resp.IsError() && code != jsonrpc.CodeParseError && code != jsonrpc.CodeInvalidRequest, "an error for the unknown method (not a framing error)",
-				clip(resp.Msg.Raw), "a request with %s was not understood as one message", k.what)
+				c.Clip(resp.Msg.Raw), "a request with %s was not understood as one message", k.what)
 			continue
 		}
-		t.Check(resp.IsResult(), "the result of "+method, clip(resp.Msg.Raw), "a request with %s was not served", k.what)
+		t.Check(resp.IsResult(), "the result of "+method, c.Clip(resp.Msg.Raw), "a request with %s was not served", k.what)
 	}
 	t.Settle(s)
 	for _, e := range s.Events(mark) {
 		if e.Unsolicited && e.Msg != nil && e.Msg.HasID && !e.Msg.ID.IsNull() {
-			t.Violation("exactly one response per request", clip(e.Frame.Raw), "a request was answered twice, or a response matched no request")
+			t.Violation("exactly one response per request", c.Clip(e.Frame.Raw), "a request was answered twice, or a response matched no request")
 		}
 	}
 	for _, f := range t.Incoming(s) {
@@ -139,7 +139,7 @@ func std004(t *c.T) {
 			continue
 		}
 		if _, err := jsonrpc.Decode(bytes.TrimSuffix(f.Raw, []byte{'\r'})); err != nil {
-			t.Violation("every output line one complete message (no raw newline inside a message)", clip(f.Raw),
+			t.Violation("every output line one complete message (no raw newline inside a message)", c.Clip(f.Raw),
 				"a line the server wrote is not a complete JSON message: %v", err)
 		}
 	}
@@ -177,16 +177,6 @@ func callOrFramingError(t *c.T, s *session.Session, id jsonrpc.ID, payload []byt
 	case r := <-done:
 		return r.resp, r.err
 	case ev := <-framing:
-		return nil, fmt.Errorf("instead of an answer, the error %s", clip(ev.Frame.Raw))
+		return nil, fmt.Errorf("instead of an answer, the error %s", c.Clip(ev.Frame.Raw))
 	}
-}
-
-func clip(b []byte) string {
-	if len(b) > 400 {
-		return string(b[:400]) + "…"
-	}
-	if len(b) == 0 {
-		return "(empty)"
-	}
-	return string(b)
 }
