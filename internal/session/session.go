@@ -198,6 +198,7 @@ type Session struct {
 	// Modern state.
 	discover json.RawMessage
 
+	answering    chan struct{} // slots for answers to server requests
 	dispatchDone chan struct{}
 	stop         context.CancelFunc
 }
@@ -216,6 +217,7 @@ func New(conn wire.Conn, opts Options) *Session {
 		loose:        map[string]*call{},
 		byExch:       map[int64]*call{},
 		eventSig:     make(chan struct{}),
+		answering:    make(chan struct{}, 16),
 		dispatchDone: make(chan struct{}),
 		stop:         cancel,
 	}
@@ -411,7 +413,14 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 	s.addEventLocked(ev)
 	s.signalLocked()
 	if msg.Kind() == jsonrpc.KindRequest && !s.Modern() {
-		go s.answerServerRequest(ctx, msg)
+		select { // bounded: a server flooding requests gets no more than 16 answers in flight
+		case s.answering <- struct{}{}:
+			go func() {
+				defer func() { <-s.answering }()
+				s.answerServerRequest(ctx, msg)
+			}()
+		default:
+		}
 	}
 }
 
