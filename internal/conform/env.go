@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
+	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -40,6 +41,12 @@ type Env struct {
 	Schema *msgcheck.SchemaValidator
 	// SchemaFile names it in messages.
 	SchemaFile string
+	// Policy decides which tools may be called with inputs that could
+	// execute (--call-tools; default readonly).
+	Policy policy.CallPolicy
+	// SampleArgs are user-configured arguments for particular tools
+	// (--config), for checks that need a successful call.
+	SampleArgs map[string]map[string]any
 
 	mu     sync.Mutex
 	shared map[catalog.Revision]*sharedSession

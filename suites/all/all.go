@@ -8,7 +8,12 @@ import (
 
 	_ "github.com/mcpconform/mcpconform/suites/jsonrpc"
 	_ "github.com/mcpconform/mcpconform/suites/lifecycle"
+	_ "github.com/mcpconform/mcpconform/suites/pagination"
+	_ "github.com/mcpconform/mcpconform/suites/prompts"
+	_ "github.com/mcpconform/mcpconform/suites/resources"
 	_ "github.com/mcpconform/mcpconform/suites/stdio"
+	_ "github.com/mcpconform/mcpconform/suites/tools"
+	_ "github.com/mcpconform/mcpconform/suites/utilities"
 )
 
 var _ = conform.NotApplicable()

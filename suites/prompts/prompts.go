@@ -1,0 +1,3 @@
+// Package prompts checks prompts/list, prompts/get (PRM) and
+// completion/complete (CMP).
+package prompts

@@ -1,0 +1,2 @@
+// Package tools checks tools/list and tools/call (TOOL).
+package tools

@@ -1,0 +1,3 @@
+// Package utilities checks progress (PROG), logging (LOG) and cancellation
+// (CAN).
+package utilities
