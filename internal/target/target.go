@@ -31,6 +31,11 @@ type Target struct {
 	Bearer string
 	// BearerSource says where the token came from ("env MCP_TOKEN"), for reports.
 	BearerSource string
+	// SecondBearer is a second principal's token (HTTP only; never printed;
+	// registered with the redactor), for checks that compare what two
+	// principals see (CACHE-003). SecondBearerSource says where it came from.
+	SecondBearer       string
+	SecondBearerSource string
 	// Header holds extra HTTP headers.
 	Header http.Header
 	// Timeout bounds each read (per request).
@@ -75,15 +80,17 @@ func (t *Target) Validate() error {
 
 // Connect opens a new connection: a new process on stdio, a new HTTP
 // client (and so new TCP connections) on HTTP.
-func (t *Target) Connect() (wire.Conn, error) {
+func (t *Target) Connect() (wire.Conn, error) { return t.connect(t.Bearer, "") }
+
+func (t *Target) connect(bearer, suffix string) (wire.Conn, error) {
 	n := t.seq.Add(1)
 	if t.URL != "" {
 		hdr := t.Header.Clone()
 		return streamhttp.New(streamhttp.Options{
 			URL:      t.URL,
-			Name:     fmt.Sprintf("http#%d", n),
+			Name:     fmt.Sprintf("http#%d%s", n, suffix),
 			Header:   hdr,
-			Bearer:   t.Bearer,
+			Bearer:   bearer,
 			Recorder: t.Recorder,
 		})
 	}
@@ -112,6 +119,33 @@ func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Sessi
 	if err != nil {
 		return nil, err
 	}
+	if rev.IsLegacy() {
+		err = s.OpenLegacy(ctx)
+	} else {
+		err = s.OpenModern(ctx)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// HasSecondPrincipal reports whether a second principal's credential was
+// given (HTTP only).
+func (t *Target) HasSecondPrincipal() bool { return t.URL != "" && t.SecondBearer != "" }
+
+// OpenSecond opens a session for rev as the second principal and performs
+// the era's handshake. Its connection is named "http#N/second".
+func (t *Target) OpenSecond(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
+	if !t.HasSecondPrincipal() {
+		return nil, errors.New("no second principal was given")
+	}
+	conn, err := t.connect(t.SecondBearer, "/second")
+	if err != nil {
+		return nil, err
+	}
+	s := session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder})
 	if rev.IsLegacy() {
 		err = s.OpenLegacy(ctx)
 	} else {

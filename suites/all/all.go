@@ -6,6 +6,7 @@ package all
 import (
 	"github.com/mcpconform/mcpconform/internal/conform"
 
+	_ "github.com/mcpconform/mcpconform/suites/caching"
 	_ "github.com/mcpconform/mcpconform/suites/jsonrpc"
 	_ "github.com/mcpconform/mcpconform/suites/lifecycle"
 	_ "github.com/mcpconform/mcpconform/suites/pagination"
