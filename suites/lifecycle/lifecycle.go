@@ -376,34 +376,19 @@ func checkCacheHints(t *c.T, res map[string]json.RawMessage) {
 
 // listKeys walks a list method (capped at 100 pages) and returns the keys.
 func listKeys(t *c.T, s *session.Session, method string) []string {
-	spec := map[string][2]string{
-		"tools/list":     {"tools", "name"},
-		"prompts/list":   {"prompts", "name"},
-		"resources/list": {"resources", "uri"},
-	}[method]
-	field, key := spec[0], spec[1]
-	var keys []string
-	cursor := ""
-	for page := 0; page < 100; page++ {
-		params := map[string]any{}
-		if page > 0 {
-			params["cursor"] = cursor
-		}
-		resp, err := t.TryCall(s, method, params, nil)
-		if err != nil || !resp.IsResult() {
-			t.Error("cannot compare %s across connections: the listing itself failed: %s", method, describeErr(resp, err))
-		}
-		res := resp.Msg.ResultObject()
-		var items []map[string]json.RawMessage
-		_ = json.Unmarshal(res[field], &items)
-		for _, it := range items {
-			keys = append(keys, string(it[key]))
-		}
-		if err := json.Unmarshal(res["nextCursor"], &cursor); err != nil || res["nextCursor"] == nil {
-			return keys
+	w := t.WalkList(s, method)
+	if w.Failed != nil || len(w.Pages) == 0 {
+		t.Error("cannot compare %s across connections: the listing itself failed: %s", method, w.Problem)
+	}
+	if !w.Complete() {
+		t.Note("%s: the walk stopped early (%s); compared the items listed until then (pagination is judged by PAG-004)", method, w.Problem)
+	}
+	keys := w.Keys()
+	for i, k := range keys {
+		if k == "" {
+			keys[i] = string(w.Items[i])
 		}
 	}
-	t.Error("%s: still paging after 100 pages; stopped", method)
 	return keys
 }
 
