@@ -32,9 +32,15 @@ demo-http:
 	for i in $$(seq 1 100); do grep -q '^listening on ' $$url 2>/dev/null && break; sleep 0.05; done; \
 	TUTOR_TOKEN=$(DEMO_TOKEN) $(BIN) run $(RUNFLAGS) --report-dir $(REPORTS)/$(FIXTURE)-http --url $$(sed -n 's/^listening on //p' $$url)
 
-# Wall time and peak memory of full runs, plus micro-benchmarks.
+# Micro-benchmarks; then, one iteration each (they take seconds): the full
+# suite against the reference fixture over stdio and HTTP (wall time, peak
+# memory, checks, ms/check), walking a 1,000- and a 10,000-item catalog page
+# by page through the session layer (ns/item stays flat: linear growth), and
+# building the 10,000-item fixture catalog.
+SLOW_BENCH_PKGS = ./cmd/mcpconform ./fixtures
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v -x -e '.*/cmd/mcpconform' -e '.*/fixtures')
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x $(SLOW_BENCH_PKGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -279,7 +279,7 @@ func TestReportJSONCarriesBaseline(t *testing.T) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m["schemaVersion"] != "1.1" {
+	if m["schemaVersion"] != SchemaVersion {
 		t.Errorf("schemaVersion %v", m["schemaVersion"])
 	}
 	bl := m["baseline"].(map[string]any)

@@ -210,6 +210,10 @@ type htmlReport struct {
 	Filters                        []htmlFilterGroup
 	Stderr                         string
 	Baseline                       *BaselineSummary
+	// CallPolicy is the run's call policy ("" in reports before 1.2);
+	// PolicyNA the NA results it caused.
+	CallPolicy, ConfigFile string
+	PolicyNA               int
 }
 
 const htmlHeaderClip = 120
@@ -231,8 +235,10 @@ func buildHTMLReport(r *Report) *htmlReport {
 		Name: htmlClip(htmlOneLine(info.Name), htmlHeaderClip), Version: htmlClip(htmlOneLine(info.Version), 60),
 		Transport: r.Target.Transport, Auth: r.Target.Auth, HeaderNames: r.Target.Headers,
 		Revisions: r.Revisions, Detection: r.Detection, Stderr: r.Stderr, Baseline: r.Baseline,
-		Started:  r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
-		Duration: htmlMs(float64(r.DurationMs)),
+		Started:    r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
+		Duration:   htmlMs(float64(r.DurationMs)),
+		CallPolicy: htmlClip(htmlOneLine(r.CallPolicy), 20), ConfigFile: htmlClip(htmlOneLine(r.Target.Config), 200),
+		PolicyNA: s.PolicyNA,
 	}
 	if v.Tool.Name == "" {
 		v.Tool.Name = "mcpconform"

@@ -87,6 +87,9 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 		fmt.Fprintf(&b, "| stale baseline entries | %d |\n", s.Stale)
 	}
 
+	if line := PolicyLine(r); line != "" {
+		fmt.Fprintf(&b, "\n%s\n", mdText(line, 300))
+	}
 	if s.Hollow {
 		fmt.Fprintf(&b, "\n> ⚠️ **Hollow run:** %s\n", mdText(s.HollowReason, 300))
 	}

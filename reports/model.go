@@ -5,6 +5,7 @@ package reports
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -16,13 +17,16 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.1"
+const SchemaVersion = "1.2"
 
 // Report is the content of report.json.
 type Report struct {
 	SchemaVersion string `json:"schemaVersion"`
 	Tool          Tool   `json:"tool"`
 	Target        Target `json:"target"`
+	// CallPolicy is the run's call policy (--call-tools: none, readonly or
+	// all); since 1.2.
+	CallPolicy string `json:"callPolicy,omitempty"`
 	// Revision is the newest revision the run negotiated; Revisions lists all.
 	Revision     string          `json:"revision"`
 	Revisions    []string        `json:"revisions"`
@@ -57,6 +61,8 @@ type Target struct {
 	Auth string `json:"auth,omitempty"`
 	// Headers lists the names of extra headers (values are not reported).
 	Headers []string `json:"headers,omitempty"`
+	// Config is the target config file as given (--config); since 1.2.
+	Config string `json:"config,omitempty"`
 }
 
 // Era is what one revision's handshake returned.
@@ -173,6 +179,19 @@ type Summary struct {
 	// baseline entries whose requirement now passes. Since 1.1.
 	Baselined int `json:"baselined"`
 	Stale     int `json:"stale"`
+	// PolicyNA counts the NA results caused by the call policy (their
+	// message starts with PolicyPrefix); Counts["NA"] includes them.
+	// Since 1.2.
+	PolicyNA int `json:"policyNA"`
+}
+
+// PolicyPrefix starts the message of every NA result caused by the call
+// policy (--call-tools); it equals conform.PolicyPrefix.
+const PolicyPrefix = "call policy: "
+
+// IsPolicyNA reports whether a result is NA because of the call policy.
+func IsPolicyNA(r Result) bool {
+	return r.Verdict == "NA" && strings.HasPrefix(r.Message, PolicyPrefix)
 }
 
 // Summarize computes the summary of results.
@@ -188,12 +207,18 @@ func Summarize(results []Result, strict bool) Summary {
 			s.ByArea[r.Area] = Counts{}
 		}
 		s.ByArea[r.Area][r.Verdict]++
+		if IsPolicyNA(r) {
+			s.PolicyNA++
+		}
 	}
 	if s.Total > 0 {
 		inert := s.Counts["NA"] + s.Counts["ERROR"]
 		if inert*2 > s.Total {
 			s.Hollow = true
 			s.HollowReason = "most checks could not run (NA or ERROR): a clean result here says little about the server"
+			if s.PolicyNA > 0 {
+				s.HollowReason += fmt.Sprintf("; %d of them because the call policy forbade the tool calls they need (--call-tools)", s.PolicyNA)
+			}
 		}
 	} else {
 		s.Hollow = true

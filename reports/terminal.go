@@ -51,6 +51,9 @@ func Terminal(w io.Writer, r *Report, files []string) {
 		fmt.Fprintf(w, "  %-16s %s\n", area, countsText(s.ByArea[area]))
 	}
 	fmt.Fprintf(w, "total: %d checks — %s\n", s.Total, countsText(s.Counts))
+	if line := PolicyLine(r); line != "" {
+		fmt.Fprintf(w, "%s\n", line)
+	}
 	if s.Hollow {
 		fmt.Fprintf(w, "WARNING: hollow run — %s\n", s.HollowReason)
 	}
@@ -70,6 +73,25 @@ func Terminal(w io.Writer, r *Report, files []string) {
 	if len(files) > 0 {
 		fmt.Fprintf(w, "reports: %s\n", strings.Join(files, ", "))
 	}
+}
+
+// PolicyLine says which call policy the run used and how many checks were
+// NA because of it ("" when the report knows neither).
+func PolicyLine(r *Report) string {
+	n := r.Summary.PolicyNA
+	if r.Summary.Counts == nil { // a report built by hand
+		n = Summarize(r.Results, r.Summary.Strict).PolicyNA
+	}
+	pol := oneLine(r.CallPolicy, 20)
+	switch {
+	case pol == "" && n == 0:
+		return ""
+	case pol == "":
+		return fmt.Sprintf("call policy: %d %s NA because the call policy forbade the tool calls %s", n, plural(n, "check", "checks"), plural(n, "it needs", "they need"))
+	case n == 0:
+		return fmt.Sprintf("call policy: %s (no check was NA because of it)", pol)
+	}
+	return fmt.Sprintf("call policy: %s — %d %s NA because %s tool calls the policy forbids (--call-tools, CONFIG.md)", pol, n, plural(n, "check", "checks"), plural(n, "it needs", "they need"))
 }
 
 func targetText(t Target) string {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/inspect"
-	"github.com/mcpconform/mcpconform/internal/policy"
 )
 
 // cmdInspect is the host view: connect like a host, handshake and discover
@@ -29,7 +28,6 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		declarations = fs.String("declarations", "", "print the tools as LLM tool declarations instead: json")
 		call         = fs.String("call", "", "call this tool once and print the result and its record")
 		callArgs     = fs.String("args", "", "JSON object of arguments for --call")
-		callTools    = fs.String("call-tools", string(policy.Default), "which tools may be called: none, readonly (readOnlyHint: true), all")
 		maxPages     = fs.Int("max-pages", 100, "cap on pages per list")
 	)
 	if done, code := parseFlags(fs, args, "mcpconform inspect [flags] -- COMMAND [ARGS...] | mcpconform inspect [flags] --url URL", stdout, stderr); done {
@@ -38,10 +36,6 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "mcpconform inspect: "+format+" (see 'mcpconform inspect --help')\n", a...)
 		return exitUsage
-	}
-	pol, err := policy.Parse(*callTools)
-	if err != nil {
-		return usage("%v", err)
 	}
 	if *declarations != "" && *declarations != "json" {
 		return usage("--declarations takes json")
@@ -59,10 +53,11 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 			return usage("unknown revision %q (known: %v)", rev, catalog.AllRevisions)
 		}
 	}
-	tg, redactor, err := tf.build(fs.Args())
+	tg, redactor, err := tf.build(fs, fs.Args())
 	if err != nil {
 		return usage("%v", err)
 	}
+	pol := tf.policy
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in, err := inspect.Inspect(ctx, inspect.Options{Target: tg, Revision: rev, Policy: pol, MaxPages: *maxPages})
@@ -84,7 +79,13 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	if *call == "" {
 		return exitOK
 	}
-	rec, err := in.Call(ctx, *call, json.RawMessage(*callArgs))
+	argsJSON := json.RawMessage(*callArgs)
+	if a, ok := tf.samples[*call]; ok && *callArgs == "" { // the config's sample arguments
+		if argsJSON, err = json.Marshal(a); err != nil {
+			return usage("--config: sample_arguments of %s: %v", *call, err)
+		}
+	}
+	rec, err := in.Call(ctx, *call, argsJSON)
 	if errors.Is(err, inspect.ErrRefused) {
 		fmt.Fprintf(stderr, "mcpconform inspect: %s\n", redactor.String(err.Error()))
 		return exitUsage

@@ -18,8 +18,10 @@ import (
 
 	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/config"
 	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
+	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -52,6 +54,7 @@ const usage = `mcpconform — conformance suite for MCP servers
 usage:
   mcpconform run [flags] -- COMMAND [ARGS...]   check a stdio server
   mcpconform run [flags] --url URL              check a Streamable HTTP server
+  mcpconform run [flags] --config FILE          check the target a config file names (CONFIG.md)
   mcpconform inspect [flags] -- COMMAND | --url URL
                                                 connect like a host: identity, catalog,
                                                 --declarations json, --call NAME --args JSON
@@ -114,6 +117,11 @@ type targetFlags struct {
 	url, bearerEnv, bearerFile, cwd string
 	timeout                         time.Duration
 	headers, envs                   multiFlag
+	configFile, callTools           string
+
+	// set by build: the call policy and the config file's sample arguments
+	policy  policy.CallPolicy
+	samples map[string]map[string]any
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -124,11 +132,18 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&tf.timeout, "timeout", 5*time.Second, "deadline for each response")
 	fs.Var(&tf.headers, "header", "extra HTTP header 'Name: value' (repeatable)")
 	fs.Var(&tf.envs, "env", "extra environment variable NAME=value for the stdio server (repeatable)")
+	fs.StringVar(&tf.configFile, "config", "", "target config file (YAML, see CONFIG.md): transport, command or URL, env, token source, call policy, sample arguments; flags override it")
+	fs.StringVar(&tf.callTools, "call-tools", string(policy.Default), "which tools may be called with inputs that could execute: none, readonly (annotations.readOnlyHint true), all")
 }
 
-// build makes the target (command = the arguments after the flags) with a
-// recorder whose redactor knows every secret the flags carry.
-func (tf *targetFlags) build(command []string) (*target.Target, *wire.Redactor, error) {
+// build makes the target (command = the arguments after the flags, fs the
+// parsed flags) with a recorder whose redactor knows every secret the
+// flags carry, after merging the --config file under the flags.
+func (tf *targetFlags) build(fs *flag.FlagSet, command []string) (*target.Target, *wire.Redactor, error) {
+	command, err := tf.loadConfig(fs, command)
+	if err != nil {
+		return nil, nil, err
+	}
 	redactor := wire.NewRedactor()
 	tg := &target.Target{URL: tf.url, Command: command, Env: tf.envs, Dir: tf.cwd, Timeout: tf.timeout, Header: http.Header{}}
 	for _, h := range tf.headers {
@@ -142,7 +157,7 @@ func (tf *targetFlags) build(command []string) (*target.Target, *wire.Redactor, 
 		}
 	}
 	for _, e := range tf.envs {
-		if k, v, ok := strings.Cut(e, "="); ok && looksSecret(k) {
+		if k, v, ok := strings.Cut(e, "="); ok && config.LooksSecret(k) {
 			redactor.AddSecret(v)
 		}
 	}
@@ -193,10 +208,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
 	)
-	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL", stdout, stderr); done {
+	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL | mcpconform run [flags] --config FILE", stdout, stderr); done {
 		return code
 	}
-	tg, redactor, err := tf.build(fs.Args())
+	tg, redactor, err := tf.build(fs, fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %v (see 'mcpconform run --help')\n", err)
 		return exitUsage
@@ -241,6 +256,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window,
 		Baseline: base, BaselineFile: *baseline, Schema: schema, SchemaFile: *schemaFile,
+		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))
@@ -280,16 +296,6 @@ func selection(labelFilter, only, skip string) (string, error) {
 		parts = append(parts, fmt.Sprintf(sel.format, strings.Join(ids, ", ")))
 	}
 	return strings.Join(parts, " && "), nil
-}
-
-func looksSecret(name string) bool {
-	n := strings.ToUpper(name)
-	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "KEY", "AUTH"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
 }
 
 func bearer(envName, file string) (token, source string, err error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
+	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/stdio"
@@ -53,6 +54,12 @@ type Config struct {
 	// Baseline lists known failures (nil: none); BaselineFile names it.
 	Baseline     *reports.Baseline
 	BaselineFile string
+	// Policy is the call policy (--call-tools; zero: readonly); SampleArgs
+	// the config file's sample arguments per tool; ConfigFile names the
+	// config file ("" when none).
+	Policy     policy.CallPolicy
+	SampleArgs map[string]map[string]any
+	ConfigFile string
 	// T is the Ginkgo testing handle (go test); nil in the CLI.
 	T ginkgo.GinkgoTestingT
 	// Describe is the suite description.
@@ -112,7 +119,8 @@ func Run(cfg Config) (*Outcome, error) {
 	if det.Unreachable != nil {
 		return nil, fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
 	}
-	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile}
+	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
+		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs}
 	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
 	for _, r := range det.Revisions {
 		if r.IsLegacy() {
@@ -153,7 +161,8 @@ func Run(cfg Config) (*Outcome, error) {
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "mcpconform", Version: cfg.Version},
-		Target:        targetOf(tg),
+		Target:        targetOf(tg, cfg.ConfigFile),
+		CallPolicy:    cfg.Policy.String(),
 		Detection:     det.Notes,
 		StartedAt:     started,
 	}
@@ -278,8 +287,8 @@ func stderrOf(env *conform.Env) string {
 	return b.String()
 }
 
-func targetOf(t *target.Target) reports.Target {
-	rt := reports.Target{Transport: t.Transport(), URL: t.Recorder.Redactor().String(t.URL)}
+func targetOf(t *target.Target, configFile string) reports.Target {
+	rt := reports.Target{Transport: t.Transport(), URL: t.Recorder.Redactor().String(t.URL), Config: configFile}
 	for _, a := range t.Command {
 		rt.Command = append(rt.Command, t.Recorder.Redactor().String(a))
 	}

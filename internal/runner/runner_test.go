@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/reports"
 )
 
 func spec(text string, labels ...string) types.SpecReport {
@@ -37,5 +40,12 @@ func TestValidateRejectsBrokenTrees(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// The reports count policy NA verdicts by the prefix conform writes.
+func TestPolicyPrefixAgrees(t *testing.T) {
+	if reports.PolicyPrefix != conform.PolicyPrefix {
+		t.Fatalf("reports.PolicyPrefix %q != conform.PolicyPrefix %q", reports.PolicyPrefix, conform.PolicyPrefix)
 	}
 }

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// reportRunMetrics adds, to a full-run benchmark, the number of checks of
+// the last run (report.json in dir) and the wall time per check.
+func reportRunMetrics(b *testing.B, dir string, runs int) {
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rep struct {
+		Summary struct {
+			Total int `json:"total"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil || rep.Summary.Total == 0 {
+		b.Fatalf("report.json: %v (%d checks)", err, rep.Summary.Total)
+	}
+	b.ReportMetric(float64(rep.Summary.Total), "checks")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(runs*rep.Summary.Total), "ms/check")
+}
+
+// BenchmarkCatalogWalk measures walking every list of a large catalog
+// page by page through the session layer (the way checks walk lists):
+// aftersales with --catalog-size N serves N extra tools, N resources and N
+// prompts, paged 5 per page. ns/item should stay flat from 1k to 10k (the
+// walk grows linearly with the catalog); pages/op and items/op say what
+// one walk covered. The fixture runs in a child process over stdio; its
+// start-up (building and sorting the catalog) is not timed.
+func BenchmarkCatalogWalk(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
+			tg := &target.Target{
+				Command: []string{os.Args[0], "fixture", "aftersales", "--catalog-size", fmt.Sprint(n)},
+				Env:     []string{"MCPCONFORM_AS_CLI=1"},
+				Timeout: 30 * time.Second,
+				// like a run: every frame goes through the recorder (it
+				// stops keeping frames at its caps)
+				Recorder: wire.NewRecorder(wire.NewRedactor()),
+			}
+			ctx := context.Background()
+			s, err := tg.Open(ctx, catalog.Modern)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			// Untimed: the first page of each list (the server sorts its
+			// catalog once, on the first list call).
+			for _, m := range []string{"tools/list", "resources/list", "prompts/list"} {
+				if _, err := s.Call(ctx, m, map[string]any{}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var items, pages, walks int
+			for b.Loop() {
+				it, pg, err := walkCatalog(ctx, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if it < 3*n {
+					b.Fatalf("walked %d items, want at least %d", it, 3*n)
+				}
+				items, pages, walks = it, pg, walks+1
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(walks*items), "ns/item")
+			b.ReportMetric(float64(items), "items/op")
+			b.ReportMetric(float64(pages), "pages/op")
+		})
+	}
+}
+
+// walkCatalog follows nextCursor through tools/list, resources/list and
+// prompts/list; it returns the items and pages seen.
+func walkCatalog(ctx context.Context, s *session.Session) (items, pages int, err error) {
+	for _, l := range []struct{ method, key string }{{"tools/list", "tools"}, {"resources/list", "resources"}, {"prompts/list", "prompts"}} {
+		var cursor *string
+		for page := 0; ; page++ {
+			if page == 100000 {
+				return 0, 0, fmt.Errorf("%s: no end after %d pages", l.method, page)
+			}
+			params := map[string]any{}
+			if cursor != nil {
+				params["cursor"] = *cursor
+			}
+			resp, err := s.Call(ctx, l.method, params, nil)
+			if err != nil {
+				return 0, 0, fmt.Errorf("%s page %d: %v", l.method, page+1, err)
+			}
+			var list map[string]json.RawMessage
+			if err := resp.Result(&list); err != nil {
+				return 0, 0, fmt.Errorf("%s page %d: %v", l.method, page+1, err)
+			}
+			var got []json.RawMessage
+			if err := json.Unmarshal(list[l.key], &got); err != nil {
+				return 0, 0, fmt.Errorf("%s page %d: %s: %v", l.method, page+1, l.key, err)
+			}
+			var next *string
+			if raw, ok := list["nextCursor"]; ok {
+				if err := json.Unmarshal(raw, &next); err != nil {
+					return 0, 0, fmt.Errorf("%s page %d: nextCursor: %v", l.method, page+1, err)
+				}
+			}
+			items += len(got)
+			pages++
+			if next == nil {
+				break
+			}
+			cursor = next
+		}
+	}
+	return items, pages, nil
+}
