@@ -36,6 +36,9 @@ func (tf *targetFlags) applyConfig(f *config.File, set map[string]bool, command 
 	if !set["bearer-env"] && !set["bearer-file"] {
 		tf.bearerEnv, tf.bearerFile = f.BearerEnv, f.BearerFile
 	}
+	if !set["second-bearer-env"] && !set["second-bearer-file"] {
+		tf.secondBearerEnv, tf.secondBearerFile = f.SecondBearerEnv, f.SecondBearerFile
+	}
 	if !set["timeout"] && f.Timeout > 0 {
 		tf.timeout = f.Timeout
 	}

@@ -114,10 +114,11 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // targetFlags are the flags that name and reach a target; run, inspect
 // (and later fuzz) share them.
 type targetFlags struct {
-	url, bearerEnv, bearerFile, cwd string
-	timeout                         time.Duration
-	headers, envs                   multiFlag
-	configFile, callTools           string
+	url, bearerEnv, bearerFile, cwd   string
+	secondBearerEnv, secondBearerFile string
+	timeout                           time.Duration
+	headers, envs                     multiFlag
+	configFile, callTools             string
 
 	// set by build: the call policy and the config file's sample arguments
 	policy  policy.CallPolicy
@@ -128,6 +129,8 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&tf.url, "url", "", "Streamable HTTP endpoint of the server")
 	fs.StringVar(&tf.bearerEnv, "bearer-env", "", "name of an environment variable holding the bearer token")
 	fs.StringVar(&tf.bearerFile, "bearer-file", "", "file holding the bearer token")
+	fs.StringVar(&tf.secondBearerEnv, "second-bearer-env", "", "HTTP: environment variable holding a second principal's token (checks that compare what two principals see)")
+	fs.StringVar(&tf.secondBearerFile, "second-bearer-file", "", "HTTP: file holding a second principal's token")
 	fs.StringVar(&tf.cwd, "cwd", "", "working directory of the stdio server")
 	fs.DurationVar(&tf.timeout, "timeout", 5*time.Second, "deadline for each response")
 	fs.Var(&tf.headers, "header", "extra HTTP header 'Name: value' (repeatable)")
@@ -161,12 +164,24 @@ func (tf *targetFlags) build(fs *flag.FlagSet, command []string) (*target.Target
 			redactor.AddSecret(v)
 		}
 	}
-	token, source, err := bearer(tf.bearerEnv, tf.bearerFile)
+	token, source, err := bearer("--bearer", tf.bearerEnv, tf.bearerFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	tg.Bearer, tg.BearerSource = token, source
 	redactor.AddSecret(token)
+	token2, source2, err := bearer("--second-bearer", tf.secondBearerEnv, tf.secondBearerFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if token2 != "" && tf.url == "" {
+		return nil, nil, errors.New("a second principal (--second-bearer-env/--second-bearer-file) needs an HTTP target (--url)")
+	}
+	if token2 != "" && token2 == token {
+		return nil, nil, errors.New("the second principal's token equals the first one: give another principal's token")
+	}
+	tg.SecondBearer, tg.SecondBearerSource = token2, source2
+	redactor.AddSecret(token2)
 	tg.Recorder = wire.NewRecorder(redactor)
 	if err := tg.Validate(); err != nil {
 		return nil, nil, err
@@ -298,24 +313,26 @@ func selection(labelFilter, only, skip string) (string, error) {
 	return strings.Join(parts, " && "), nil
 }
 
-func bearer(envName, file string) (token, source string, err error) {
+// bearer reads a token from the variable or file named by the flags
+// flag+"-env" / flag+"-file".
+func bearer(flag, envName, file string) (token, source string, err error) {
 	switch {
 	case envName != "" && file != "":
-		return "", "", errors.New("give --bearer-env or --bearer-file, not both")
+		return "", "", fmt.Errorf("give %s-env or %s-file, not both", flag, flag)
 	case envName != "":
 		v, ok := os.LookupEnv(envName)
 		if !ok || strings.TrimSpace(v) == "" {
-			return "", "", fmt.Errorf("--bearer-env %s: the variable is not set or empty", envName)
+			return "", "", fmt.Errorf("%s-env %s: the variable is not set or empty", flag, envName)
 		}
 		return strings.TrimSpace(v), "env " + envName, nil
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", "", fmt.Errorf("--bearer-file: %v", err)
+			return "", "", fmt.Errorf("%s-file: %v", flag, err)
 		}
 		v := strings.TrimSpace(string(b))
 		if v == "" {
-			return "", "", fmt.Errorf("--bearer-file %s is empty", file)
+			return "", "", fmt.Errorf("%s-file %s is empty", flag, file)
 		}
 		return v, "file " + file, nil
 	}

@@ -59,6 +59,10 @@ type File struct {
 	// BearerFile a file holding it (resolved against the file's directory).
 	// At most one is set.
 	BearerEnv, BearerFile string
+	// SecondBearerEnv / SecondBearerFile name a second principal's token
+	// source (http only), for checks that compare what two principals see
+	// (CACHE-003). At most one is set.
+	SecondBearerEnv, SecondBearerFile string
 	// Headers holds extra HTTP headers as "Name: value", in file order.
 	Headers []string
 	// Timeout is the deadline for each response (0: not given).
@@ -74,7 +78,7 @@ type File struct {
 // Fields lists the top-level keys of a config file.
 var Fields = []string{
 	"version", "transport", "command", "args", "url", "env", "cwd",
-	"bearer_env", "bearer_file", "headers", "timeout", "call_tools", "sample_arguments",
+	"bearer_env", "bearer_file", "second_bearer_env", "second_bearer_file", "headers", "timeout", "call_tools", "sample_arguments",
 }
 
 // tokenFields are keys that would hold a credential itself.
@@ -351,6 +355,18 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 				return nil, err
 			}
 			f.BearerFile = resolve(dir, f.BearerFile)
+		case "second_bearer_env":
+			if f.SecondBearerEnv, err = p.str(e); err != nil {
+				return nil, err
+			}
+			if strings.ContainsAny(f.SecondBearerEnv, "= \t") || len(f.SecondBearerEnv) > 128 {
+				return nil, p.fail(e.val.Line, "second_bearer_env names an environment variable (its name, not the token)")
+			}
+		case "second_bearer_file":
+			if f.SecondBearerFile, err = p.str(e); err != nil {
+				return nil, err
+			}
+			f.SecondBearerFile = resolve(dir, f.SecondBearerFile)
 		case "timeout":
 			v, err := p.str(e)
 			if err != nil {
@@ -378,6 +394,9 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 
 	if f.BearerEnv != "" && f.BearerFile != "" {
 		return nil, p.fail(lines["bearer_file"], "give bearer_env or bearer_file, not both")
+	}
+	if f.SecondBearerEnv != "" && f.SecondBearerFile != "" {
+		return nil, p.fail(lines["second_bearer_file"], "give second_bearer_env or second_bearer_file, not both")
 	}
 	if len(args) > 0 && len(command) == 0 {
 		return nil, p.fail(lines["args"], "args needs command")
@@ -410,7 +429,7 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 		}
 	}
 	if f.Transport == Stdio {
-		for _, k := range []string{"headers", "bearer_env", "bearer_file"} {
+		for _, k := range []string{"headers", "bearer_env", "bearer_file", "second_bearer_env", "second_bearer_file"} {
 			if _, ok := lines[k]; ok {
 				return nil, p.fail(lines[k], "%s applies to http servers; this config names a stdio target", k)
 			}

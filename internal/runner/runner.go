@@ -295,6 +295,12 @@ func targetOf(t *target.Target, configFile string) reports.Target {
 	if t.Bearer != "" {
 		rt.Auth = "bearer token from " + t.BearerSource
 	}
+	if t.SecondBearer != "" {
+		if rt.Auth != "" {
+			rt.Auth += "; "
+		}
+		rt.Auth += "second principal's bearer token from " + t.SecondBearerSource
+	}
 	for k := range t.Header {
 		rt.Headers = append(rt.Headers, k)
 	}
