@@ -1,0 +1,172 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Bounds of TOOL-014: a handful of cases for a few tools with distinct
+// input schemas; one very large string per run.
+const (
+	maxFuzzTools = 5
+	hugeString   = 1 << 20
+	nestDepth    = 200
+)
+
+// Hostile strings. They are harmless if a server does interpret them: the
+// path leads nowhere, the shell and template pieces only echo or compute,
+// the SQL is a read-only tautology.
+const (
+	traversal = "../../../../../../../../../mcpconform-does-not-exist/..%2f..%2f/\\..\\..\\"
+	injection = "' OR '1'='1' -- \"; $(echo mcpconform) `echo mcpconform` | echo mcpconform {{7*7}} ${7*7} <script>mcpconform</script> \u0000 %00 \u202e"
+)
+
+func fuzzChecks() {
+	c.It("TOOL-014", "fuzzed tool arguments never crash or hang the server and always get a well-formed response", func(t *c.T) {
+		tools := listTools(t, t.Shared())
+		cands := selectCallable(t, tools, nil, true, maxFuzzTools, "tool")
+		s := t.Open() // a crash must not take the shared session with it
+		var bad problems
+		executed := 0
+		sent := 0
+		for i, cd := range cands {
+			sch, _ := compileSchema(cd.schema("inputSchema"))
+			for _, fc := range fuzzCases(cd, i == 0) {
+				what := fmt.Sprintf("tools/call %s with %s", cd.Name, fc.what)
+				t.Step(what)
+				sent++
+				resp, err := t.TryCall(s, "tools/call", callParams(cd.Name, fc.args), callOptions(t, cd.tool, fc.args))
+				if err != nil {
+					switch closed, cerr := s.Closed(); {
+					case closed || errors.Is(err, wire.ErrClosed):
+						t.Crashed("a JSON-RPC response (an isError result or an error)", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away after %s", what)
+					case errors.Is(err, wire.ErrTimeout):
+						t.Crashed("a JSON-RPC response within "+s.Timeout().String(), "silence", "the server hangs on %s", what)
+					case errors.Is(err, session.ErrNoResponse):
+						if st := resp.Status(); st >= 400 && st < 500 {
+							t.Note("%s was rejected with HTTP %d without a JSON-RPC body", what, st)
+						} else {
+							bad.add("%s: no JSON-RPC response (%s)", what, resp.Describe())
+						}
+						continue
+					}
+					t.Error("%s: %v", what, err)
+				}
+				if why := malformed(resp); why != "" {
+					bad.add("%s: %s: %s", what, why, c.Clip(resp.Msg.Raw))
+					continue
+				}
+				if st := resp.Status(); st >= 500 {
+					t.Note("%s was answered with HTTP %d", what, st)
+				}
+				if res := resp.Msg.ResultObject(); resp.IsResult() && string(res["isError"]) != "true" && sch != nil && validate(sch, fc.args) != nil {
+					executed++
+				}
+			}
+		}
+		t.ExpectAlive(s, "the fuzzed tool calls")
+		if executed > 0 {
+			t.Note("%d calls with arguments that break the inputSchema got a result without isError (TOOL-012 judges input validation)", executed)
+		}
+		bad.report(t, "a well-formed JSON-RPC response to every call: an isError result or an error",
+			"%d of %d fuzzed calls got a malformed answer", len(bad), sent)
+	})
+}
+
+// malformed says why a response is not a well-formed answer ("" when it is).
+func malformed(resp *session.Response) string {
+	m := resp.Msg
+	switch {
+	case m.HasResult && m.HasError:
+		return "both result and error"
+	case m.HasError:
+		if m.Error == nil || !m.Error.CodeIsInt || !m.Error.MessageIsString {
+			return "an error without an integer code and a string message"
+		}
+	case m.ResultObject() == nil:
+		return "a result that is not an object"
+	}
+	return ""
+}
+
+type fuzzCase struct {
+	what string
+	args map[string]any
+}
+
+// fuzzCases derives hostile arguments from a tool's schema and its valid
+// arguments. Properties carrying x-mcp-header keep their valid values (their
+// values also travel in HTTP headers, where size limits apply first).
+func fuzzCases(cd candidate, huge bool) []fuzzCase {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(cd.schema("inputSchema"), &s)
+	var props, strs []string
+	types := map[string]string{}
+	for name, raw := range s.Properties {
+		var p map[string]json.RawMessage
+		if json.Unmarshal(raw, &p) != nil {
+			continue
+		}
+		if _, hdr := p["x-mcp-header"]; hdr {
+			continue
+		}
+		props = append(props, name)
+		types[name] = firstType(p["type"])
+		if types[name] == "string" {
+			strs = append(strs, name)
+		}
+	}
+	sort.Strings(props)
+	sort.Strings(strs)
+	const extra = "mcpconform_fuzz"
+	if len(props) == 0 {
+		props = []string{extra}
+	}
+	if len(strs) == 0 {
+		strs = []string{props[0]}
+	}
+	with := func(names []string, v func(string) any) map[string]any {
+		a := cloneArgs(cd.Args)
+		for _, n := range names {
+			a[n] = v(n)
+		}
+		return a
+	}
+	cases := []fuzzCase{
+		{"values of the wrong type", with(props, func(n string) any {
+			if types[n] == "" {
+				return []any{nil, true, 1.5}
+			}
+			return wrongValue(types[n])
+		})},
+		{"path traversal strings", with(strs, func(string) any { return traversal })},
+		{"injection strings", with(strs, func(string) any { return injection })},
+		{fmt.Sprintf("%d levels of nested arrays and objects", nestDepth), with(props[:1], func(string) any { return nested(nestDepth) })},
+	}
+	if huge {
+		cases = append(cases, fuzzCase{fmt.Sprintf("a %d KiB string", hugeString>>10), with(strs[:1], func(string) any { return strings.Repeat("A", hugeString) })})
+	}
+	return cases
+}
+
+// nested returns depth levels of alternating arrays and objects.
+func nested(depth int) any {
+	var v any = "mcpconform"
+	for i := 0; i < depth; i++ {
+		if i%2 == 0 {
+			v = []any{v}
+		} else {
+			v = map[string]any{"a": v}
+		}
+	}
+	return v
+}
