@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpconform/mcpconform/internal/catalog"
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -27,6 +28,19 @@ var _ = c.Area("stdio", func() {
 			raw := bytes.TrimSuffix(f.Raw, []byte{'\r'})
 			if len(bytes.TrimSpace(raw)) == 0 {
 				t.Violation("one JSON-RPC message per line", "a blank line", "the server wrote a blank line to stdout")
+			}
+			if t.Rev == catalog.R20250326 && bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
+				// 2025-03-26 has batches: a line may be one batch reply
+				var elems []json.RawMessage
+				ok := json.Unmarshal(raw, &elems) == nil && len(elems) > 0
+				for _, el := range elems {
+					if m, err := jsonrpc.Decode(el); err != nil || m.Kind() == jsonrpc.KindInvalid {
+						ok = false
+					}
+				}
+				t.Check(ok, "one JSON-RPC message or (2025-03-26) one batch of messages per line", c.Clip(f.Raw),
+					"a stdout line is a JSON array but not a batch of JSON-RPC messages")
+				continue
 			}
 			m, err := jsonrpc.Decode(raw)
 			if err != nil {
