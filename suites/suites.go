@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -56,6 +57,9 @@ type config struct {
 	strict      bool
 	labelFilter string
 	timeout     time.Duration
+	callTools   string
+	samples     map[string]map[string]any
+	second      string
 }
 
 // WithEnv adds environment variables (NAME=value) for a stdio server.
@@ -102,6 +106,29 @@ func WithLabelFilter(expr string) Option { return func(c *config) { c.labelFilte
 // WithTimeout sets the per-response deadline (default 5s).
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
+// WithCallTools sets the call policy, "none", "readonly" (the default:
+// only tools annotated readOnlyHint true) or "all": which tools may be
+// called with inputs that could execute.
+func WithCallTools(p string) Option { return func(c *config) { c.callTools = p } }
+
+// WithSampleArguments gives the arguments checks use when they need a
+// successful call of the named tool (like sample_arguments in --config).
+func WithSampleArguments(tool string, args map[string]any) Option {
+	return func(c *config) {
+		if c.samples == nil {
+			c.samples = map[string]map[string]any{}
+		}
+		c.samples[tool] = args
+	}
+}
+
+// WithSecondBearerEnv gives a second principal's token, held by
+// environment variable name (HTTP), for checks that compare what two
+// principals see (CACHE-003).
+func WithSecondBearerEnv(name string) Option {
+	return func(c *config) { c.second = os.Getenv(name) }
+}
+
 // Run checks the target and fails t with the ids of the failing
 // requirements. The terminal summary goes to t.Log.
 func Run(t *testing.T, tg Target, opts ...Option) {
@@ -116,18 +143,26 @@ func Run(t *testing.T, tg Target, opts ...Option) {
 	if c.reportDir == "" {
 		c.reportDir = t.TempDir()
 	}
-	redactor := wire.NewRedactor(c.bearer)
+	redactor := wire.NewRedactor(c.bearer, c.second)
 	trg := &target.Target{
 		Command: tg.command, URL: tg.url, Env: c.env, Dir: c.dir, Header: c.header,
 		Bearer: c.bearer, BearerSource: c.source, Timeout: c.timeout, Recorder: wire.NewRecorder(redactor),
 	}
+	if c.second != "" {
+		trg.SecondBearer, trg.SecondBearerSource = c.second, "WithSecondBearerEnv"
+	}
 	if err := trg.Validate(); err != nil {
 		t.Fatalf("mcpconform: %v", err)
+	}
+	pol, err := policy.Parse(c.callTools)
+	if err != nil {
+		t.Fatalf("mcpconform: WithCallTools: %v", err)
 	}
 	var summary bytes.Buffer
 	out, err := runner.Run(runner.Config{
 		Target: trg, Revisions: c.revisions, ReportDir: c.reportDir, LabelFilter: c.labelFilter,
 		Strict: c.strict, Summary: &summary, Version: "go-test", T: &quiet{},
+		Policy: pol, SampleArgs: c.samples,
 	})
 	if err != nil {
 		t.Fatalf("mcpconform: %s", redactor.String(err.Error()))

@@ -22,7 +22,8 @@ func TestMain(m *testing.M) {
 // "server" is this test binary serving the aftersales reference fixture.
 func TestRunAgainstReference(t *testing.T) {
 	dir := t.TempDir()
-	suites.Run(t, suites.Stdio(os.Args[0]), suites.WithEnv("SUITES_TEST_FIXTURE=aftersales"), suites.WithReportDir(dir), suites.WithStrict())
+	suites.Run(t, suites.Stdio(os.Args[0]), suites.WithEnv("SUITES_TEST_FIXTURE=aftersales"), suites.WithReportDir(dir), suites.WithStrict(),
+		suites.WithCallTools("readonly"), suites.WithSampleArguments("get_order", map[string]any{"order_id": "A1001"}))
 	if _, err := os.Stat(dir + "/junit.xml"); err != nil {
 		t.Errorf("junit.xml not written: %v", err)
 	}

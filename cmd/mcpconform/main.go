@@ -215,6 +215,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for junit.xml and report.json")
 		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
 		window      = fs.Duration("window", 25*time.Millisecond, "grace period, after a barrier request was answered, to watch for traffic that must not come")
+		maxPages    = fs.Int("max-pages", conform.DefaultMaxPages, "cap on the pages of each list walk (a longer list is reported as endless)")
 		strict      = fs.Bool("strict", false, "WARN fails the run")
 		labelFilter = fs.String("label-filter", "", "Ginkgo label expression selecting checks, e.g. 'area:lifecycle && level:MUST'")
 		quiet       = fs.Bool("quiet", false, "no progress lines")
@@ -269,7 +270,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(progress, "mcpconform %s: checking %s (%s)\n", toolVersion(), tg.Describe(), tg.Transport())
 	out, err := runner.Run(runner.Config{
 		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
-		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window,
+		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window, MaxPages: *maxPages,
 		Baseline: base, BaselineFile: *baseline, Schema: schema, SchemaFile: *schemaFile,
 		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile,
 	})

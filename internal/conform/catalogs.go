@@ -8,9 +8,10 @@ import (
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
-// MaxPages caps every pagination walk (a server whose nextCursor never ends
-// is reported, not followed forever).
-const MaxPages = 1000
+// DefaultMaxPages caps every pagination walk unless the run sets
+// Env.MaxPages (--max-pages): a server whose nextCursor never ends is
+// reported, not followed forever.
+const DefaultMaxPages = 1000
 
 // ListKinds maps each paginated list method to its item array and the key
 // that identifies an item, and the capability that gates it.
@@ -57,6 +58,9 @@ type Walk struct {
 	Problem string
 	// Failed is the response that ended the walk with an error, if any.
 	Failed *session.Response
+	// Capped is set when the walk stopped at the page cap Cap.
+	Capped bool
+	Cap    int
 }
 
 // Complete reports a walk that reached the end.
@@ -86,16 +90,20 @@ func ItemKey(item json.RawMessage, key string) string {
 }
 
 // WalkList follows a paginated list on s from its first page until a page
-// has no nextCursor, with at most MaxPages pages. It never judges: a check
+// has no nextCursor, with at most Env.MaxPages pages. It never judges: a check
 // decides what a Problem means for its requirement. A response that never
 // came ends the walk with a Problem too.
 func (t *T) WalkList(s *session.Session, method string) *Walk {
-	w := &Walk{Kind: ListKindOf(method)}
+	w := &Walk{Kind: ListKindOf(method), Cap: t.Env.MaxPages}
+	if w.Cap <= 0 {
+		w.Cap = DefaultMaxPages
+	}
 	seen := map[string]bool{}
 	var cursor *string
 	for page := 0; ; page++ {
-		if page == MaxPages {
-			w.Problem = fmt.Sprintf("still a nextCursor after %d pages (the walk was stopped: an endless list)", MaxPages)
+		if page == w.Cap {
+			w.Capped = true
+			w.Problem = fmt.Sprintf("still a nextCursor after %d pages (the walk was stopped: an endless list, or one longer than --max-pages allows)", w.Cap)
 			return w
 		}
 		params := map[string]any{}

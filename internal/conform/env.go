@@ -41,6 +41,8 @@ type Env struct {
 	Schema *msgcheck.SchemaValidator
 	// SchemaFile names it in messages.
 	SchemaFile string
+	// MaxPages caps each pagination walk (--max-pages; 0: DefaultMaxPages).
+	MaxPages int
 	// Policy decides which tools may be called with inputs that could
 	// execute (--call-tools; default readonly).
 	Policy policy.CallPolicy

@@ -48,6 +48,8 @@ type Config struct {
 	// Budget bounds the whole run (default 10m); Window the quiet windows.
 	Budget time.Duration
 	Window time.Duration
+	// MaxPages caps each pagination walk (0: conform.DefaultMaxPages).
+	MaxPages int
 	// Schema adds validation against a user-supplied schema file (RPC-013).
 	Schema     *msgcheck.SchemaValidator
 	SchemaFile string
@@ -120,7 +122,7 @@ func Run(cfg Config) (*Outcome, error) {
 		return nil, fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
 	}
 	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
-		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs}
+		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages}
 	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
 	for _, r := range det.Revisions {
 		if r.IsLegacy() {
@@ -223,8 +225,8 @@ func Run(cfg Config) (*Outcome, error) {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			return
 		}
-		done++
-		if o := outcomeOf(sr); o != nil {
+		if o := outcomeOf(sr); o != nil { // specs filtered out (--only, --skip) have none
+			done++
 			fmt.Fprintf(cfg.Progress, "[%3d/%d] %-5s %-12s %-9s %-10s %s\n", done, total, o.Verdict, catalog.AreaOf(o.Requirement), o.Requirement, o.Revision, sr.LeafNodeText)
 		}
 	})

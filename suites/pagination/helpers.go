@@ -46,7 +46,7 @@ const (
 	stopNotObject             // a page's result is not an object
 	stopNonString             // a nextCursor that is not a string
 	stopLoop                  // a nextCursor that was already followed
-	stopCap                   // still a nextCursor after c.MaxPages pages
+	stopCap                   // still a nextCursor at the page cap
 )
 
 func classify(w *c.Walk) stop {
@@ -64,7 +64,7 @@ func classify(w *c.Walk) stop {
 		return stopNonString
 	case last.Next == nil:
 		return stopFailed // cannot happen: a page without nextCursor ends the walk
-	case len(w.Pages) >= c.MaxPages:
+	case w.Capped:
 		return stopCap
 	}
 	for _, p := range w.Pages[1:] {

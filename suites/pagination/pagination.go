@@ -133,7 +133,7 @@ var _ = c.Area("pagination", func() {
 			case stopNotObject, stopNonString:
 				t.Note("%s: the walk stopped at a malformed page (PAG-001: %s); judged the pages that came", k.Method, w.Problem)
 			case stopCap:
-				t.Violation(fmt.Sprintf("a last page without nextCursor within %d pages", c.MaxPages),
+				t.Violation(fmt.Sprintf("a last page without nextCursor within %d pages", w.Cap),
 					fmt.Sprintf("page %d still has nextCursor %s", len(w.Pages), c.Clip([]byte(*w.Pages[len(w.Pages)-1].Next))),
 					"%s never ends: %s", k.Method, w.Problem)
 			case stopLoop:
