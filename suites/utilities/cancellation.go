@@ -1,0 +1,279 @@
+package utilities
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// CAN-004 (2026-07-28 HTTP: closing a request's SSE stream cancels it) has
+// no check. Once the client closed the stream, nothing more of that request
+// can be seen: not its progress, not its response. What remains are side
+// effects (work that never completes), which an arbitrary server does not
+// expose and read-only tools, the only ones the default call policy allows
+// to run, do not have. A check could only pass by assuming, so there is
+// none.
+
+var _ = c.Area("cancellation", func() {
+	c.It("CAN-001", "a cancelled request that is still running gets no response", func(t *c.T) {
+		judgeCancel(t, false)
+	})
+
+	c.It("CAN-003", "after a cancellation no message for the request arrives on stdio: no response, progress or log", func(t *c.T) {
+		judgeCancel(t, true)
+	})
+
+	c.It("CAN-002", "cancellations for unknown, finished or malformed requests get no response and the server keeps working", func(t *c.T) {
+		s := t.Open()
+		m, p := t.Probe()
+		finished := t.Call(s, m, p, nil)
+		mark := t.Mark()
+		never := jsonrpc.StringID(fmt.Sprintf("mcpconform-never-sent-%d", s.NewID().Int()))
+		cases := []struct {
+			what   string
+			params any
+		}{
+			{"a request id that was never used", map[string]any{"requestId": never, "reason": "mcpconform: cancellation check"}},
+			{"a request that was already answered (" + m + ")", map[string]any{"requestId": finished.ID, "reason": "mcpconform: cancellation check"}},
+			{"a malformed cancellation (requestId an object)", map[string]any{"requestId": map[string]any{"id": finished.ID}}},
+			{"a malformed cancellation (no requestId)", map[string]any{"reason": "mcpconform: cancellation check"}},
+			{"a malformed cancellation (params an array)", json.RawMessage(`[1]`)},
+		}
+		rejected := map[int64]bool{}
+		for _, k := range cases {
+			t.Step("send notifications/cancelled for " + k.what)
+			reply, err := s.Notify(t.Ctx, "notifications/cancelled", k.params)
+			if err != nil {
+				if closed, cerr := s.Closed(); closed {
+					t.Crashed("the server keeps serving", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away after notifications/cancelled for %s", k.what)
+				}
+				t.Error("notifications/cancelled for %s could not be sent: %v", k.what, err)
+			}
+			if reply == nil {
+				continue
+			}
+			select {
+			case <-reply.Done:
+			case <-t.Ctx.Done():
+			}
+			body := exchangeBody(t, s.Conn().Name(), mark, reply.Exchange)
+			switch st := reply.Status; {
+			case st == 202 && len(body) == 0:
+			case st >= 400 && st < 500:
+				rejected[reply.Exchange] = true
+				t.Note("notifications/cancelled for %s was rejected with HTTP %d", k.what, st)
+			default:
+				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, body %s", st, c.Clip(body)),
+					"notifications/cancelled for %s was answered like a request", k.what)
+			}
+		}
+		t.Settle(s)
+		t.ExpectAlive(s, "cancellations for unknown, finished and malformed requests")
+		for _, e := range s.Events(mark) {
+			if e.Msg == nil || e.Msg.Kind() != jsonrpc.KindResponse {
+				continue
+			}
+			if rejected[e.Frame.Exchange] && (!e.Msg.HasID || e.Msg.ID.IsNull()) && e.Msg.IsError() {
+				continue // the error body of a 4xx rejection, addressed to no request
+			}
+			t.Violation("no response to notifications/cancelled", c.Clip(e.Frame.Raw), "the server answered a cancellation")
+		}
+	})
+
+	c.It("CAN-005", "the server sends notifications/cancelled only for an open subscriptions/listen request", func(t *c.T) {
+		ex := exerciseFor(t)
+		type source struct {
+			what   string
+			events []event
+		}
+		var sources []source
+		s := t.Shared()
+		sources = append(sources, source{"the shared session", connEvents(t, s.Conn().Name())})
+		for _, ph := range ex.phases {
+			sources = append(sources, source{"the session of calls " + ph.what, ph.events})
+		}
+		if ex.cancel != nil {
+			sources = append(sources, source{"the session of calls " + ex.cancel.what, ex.cancel.events})
+		}
+		n, seen := 0, 0
+		for _, src := range sources {
+			open := map[string]bool{}
+			for _, e := range src.events {
+				switch {
+				case e.f.Dir == wire.Out && e.msg.Kind() == jsonrpc.KindRequest && e.msg.Method == "subscriptions/listen":
+					open[e.msg.ID.Key()] = true
+				case e.f.Dir == wire.In && e.msg.Kind() == jsonrpc.KindResponse:
+					seen++
+					delete(open, e.msg.ID.Key())
+				case e.f.Dir == wire.In && e.msg.Method == "notifications/cancelled" && e.msg.Kind() == jsonrpc.KindNotification:
+					seen++
+					n++
+					rid, _ := param(e.msg, "requestId")
+					if !open[jsonrpc.RawID(rid).Key()] {
+						t.Violation("notifications/cancelled only for an open subscriptions/listen request", c.Clip(e.f.Raw),
+							"in %s the server sent notifications/cancelled for %s, which is not an open subscriptions/listen request", src.what, idOrNone(rid))
+					}
+				case e.f.Dir == wire.In:
+					seen++
+				}
+			}
+		}
+		if n == 0 {
+			t.NA("the server sent no notifications/cancelled in %d observed server message(s) (the shared session and the utilities exercise: %s)", seen, ex.tried())
+		}
+		t.Note("judged %d server cancellation(s)", n)
+	})
+})
+
+// judgeCancel judges exercise phase D: CAN-001 (legacy: no response) or,
+// with all, CAN-003 (2026-07-28 stdio: no message at all for the request
+// after the grace window). Only calls of tools that take at least
+// slowEnough uncancelled (session A) are judged: for a faster one, a
+// response after the cancellation is a race the spec allows.
+func judgeCancel(t *c.T, all bool) {
+	ex := exerciseFor(t)
+	ex.requireTools(t)
+	d := ex.cancel
+	if d == nil {
+		t.Error("the cancellation session was not run")
+	}
+	if d.err != nil {
+		t.Error("the session for the cancellation could not be opened: %v", d.err)
+	}
+	if len(ex.probes) == 0 {
+		t.NA("every call answered within %s, so no request was running long enough to cancel: %d tool(s) called (%s)", cancelAfter, len(d.calls), toolNames(ex.tools))
+	}
+	judged := 0
+	var skipped []string
+	for _, pr := range ex.probes {
+		if pr.cancelErr != nil {
+			t.Error("notifications/cancelled could not be sent: %v", pr.cancelErr)
+		}
+		if pr.cancelSeq == 0 {
+			t.Error("the transcript holds no cancellation frame for %s", describeCall(pr.cl))
+		}
+		ok, why := judgeProbe(t, ex, pr, all)
+		if ok {
+			judged++
+		} else {
+			skipped = append(skipped, why)
+		}
+	}
+	if judged == 0 {
+		t.NA("no cancellation could be judged: %s", strings.Join(skipped, "; "))
+	}
+	for _, why := range skipped {
+		t.Note("not judged: %s", why)
+	}
+}
+
+// judgeProbe judges one cancelled call; it reports false, with the reason,
+// when the call says nothing about the server's handling of cancellations.
+func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
+	d, cl := ex.cancel, pr.cl
+	what := describeCall(cl)
+	var sent, resp *event
+	for i := range d.events {
+		e := &d.events[i]
+		if e.f.Seq == cl.reqSeq {
+			sent = e
+		}
+		if resp == nil && e.f.Dir == wire.In && e.msg.Kind() == jsonrpc.KindResponse && e.msg.HasID && e.msg.ID.LooseKey() == cl.id.LooseKey() {
+			resp = e
+		}
+	}
+	if sent == nil {
+		t.Error("the transcript holds no request frame for %s", what)
+	}
+	if resp != nil && resp.f.Seq < pr.cancelSeq {
+		return false, what + " was answered before its cancellation went out"
+	}
+	graceEnd := pr.cancelAt.Add(cancelGrace)
+	if all {
+		for _, e := range d.events {
+			if e.f.Dir != wire.In || e.f.Seq < pr.cancelSeq || !e.f.Time.After(graceEnd) || e.msg.Kind() != jsonrpc.KindNotification {
+				continue
+			}
+			after := e.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
+			switch e.msg.Method {
+			case "notifications/progress":
+				if tok, _ := param(e.msg, "progressToken"); jsonrpc.RawID(tok).Key() == jsonrpc.RawID(cl.token).Key() {
+					t.Violation("no progress once the request is cancelled", c.Clip(e.f.Raw), "progress for the cancelled %s arrived %s after notifications/cancelled", what, after)
+				}
+			case "notifications/message":
+				if pr.watched {
+					t.Violation("no log message once the request is cancelled", c.Clip(e.f.Raw),
+						"a log message arrived %s after the cancellation of %s, the only request in progress", after, what)
+				}
+			}
+		}
+	}
+	natural, known := ex.natural[cl.tool]
+	switch {
+	case !known:
+		return false, what + ": its uncancelled call in session A got no response, so its duration is unknown"
+	case natural < slowEnough:
+		return false, fmt.Sprintf("%s takes %s uncancelled: its response may come within the race window (%s after the cancellation at %s) anyway",
+			what, natural.Round(time.Millisecond), cancelGrace, cancelAfter)
+	}
+	if resp != nil {
+		after := resp.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
+		elapsed := resp.f.Time.Sub(sent.f.Time)
+		switch {
+		case resp.f.Time.After(graceEnd):
+			t.Violation("no response once the request is cancelled (grace window "+cancelGrace.String()+")", c.Clip(resp.f.Raw),
+				"the cancelled %s was answered %s after notifications/cancelled", what, after)
+		case elapsed < natural*3/4:
+			msg := fmt.Sprintf("the server answered the cancelled %s %s after notifications/cancelled, long before the %s the call takes uncancelled: a response to the cancellation",
+				what, after, natural.Round(time.Millisecond))
+			if !all {
+				t.Violation("no response to a cancelled request", c.Clip(resp.f.Raw), "%s", msg)
+			}
+			t.Warn("%s (the cancellation pattern: the server SHOULD NOT send a response)", msg)
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s was answered %s after its cancellation, near the end of its uncancelled %s: a race", what, after, natural.Round(time.Millisecond))
+	}
+	if natural > cancelAfter+cancelWatch {
+		return false, fmt.Sprintf("%s takes %s uncancelled, longer than the %s it was watched after its cancellation", what, natural.Round(time.Millisecond), cancelWatch)
+	}
+	t.Note("%s (uncancelled: %s) was cancelled after %s and stayed silent for the %s it was watched", what, natural.Round(time.Millisecond), cancelAfter, cancelWatch)
+	return true, ""
+}
+
+// exchangeBody returns the server bytes of HTTP exchange x on conn.
+func exchangeBody(t *c.T, conn string, mark, x int64) []byte {
+	var out []byte
+	for _, f := range t.Env.Recorder().Since(mark, 0) {
+		if f.Conn == conn && f.Exchange == x && f.Dir == wire.In && (f.Kind == wire.KindMessage || f.Kind == wire.KindBody) {
+			out = append(out, f.Raw...)
+		}
+	}
+	return out
+}
+
+// connEvents decodes every message frame of conn recorded in the run.
+func connEvents(t *c.T, conn string) []event {
+	var out []event
+	for _, f := range t.Env.Recorder().Since(0, 0) {
+		if f.Conn != conn || f.Kind != wire.KindMessage {
+			continue
+		}
+		if msg, err := c.Decode(f); err == nil {
+			out = append(out, event{f: f, msg: msg})
+		}
+	}
+	return out
+}
+
+func idOrNone(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "no requestId"
+	}
+	return "id " + string(raw)
+}

@@ -1,0 +1,588 @@
+package utilities
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// On an arbitrary server nobody knows which request is slow, which one
+// reports progress or which one logs. The checks therefore share one
+// exercise per revision: the callable tools (call policy, derived or
+// configured arguments) are called in several sessions at once, each with
+// its own request shape, and every notifications/progress and
+// notifications/message that arrives is judged afterwards (passively):
+//
+//	A  progress tokens (integer and string, alternately); legacy:
+//	   logging/setLevel "debug" first; 2026-07-28: _meta logLevel "debug"
+//	B  no progress token, no logLevel; legacy: logging/setLevel "error"
+//	   first and logging/setLevel "verbose" last
+//	C  (2026-07-28) progress tokens and _meta logLevel "warning"
+//	D  (legacy; 2026-07-28 on stdio) progress tokens (and logLevel "debug"):
+//	   a call still running after cancelAfter is cancelled
+//	   (notifications/cancelled) and watched for cancelWatch
+//
+// Calls within a session are sequential, so on stdio a notification that
+// arrives while a call is in flight belongs to that call. The exercise is
+// computed by the first check of the revision that needs it and cached.
+
+const (
+	// maxCalls bounds the tools called per session.
+	maxCalls = 32
+	// phaseBudget: no new call starts after this long in one session.
+	phaseBudget = 5 * time.Second
+	// cancelAfter is how long a call runs before it is cancelled (it also
+	// gives an HTTP server, which gets the cancellation on another
+	// connection, time to have received the request).
+	cancelAfter = 100 * time.Millisecond
+	// cancelGrace is the race window after a cancellation (§17.5).
+	cancelGrace = 200 * time.Millisecond
+	// cancelWatch is how long a cancelled call is watched.
+	cancelWatch = 500 * time.Millisecond
+	// slowEnough is the uncancelled duration a tool needs for its
+	// cancellation to be judged: without the cancellation, its response
+	// would have come after the grace window.
+	slowEnough = cancelAfter + cancelGrace
+	// maxProbes bounds the calls cancelled in one session.
+	maxProbes = 3
+)
+
+// levelRank orders the RFC 5424 levels.
+var levelRank = map[string]int{
+	"debug": 0, "info": 1, "notice": 2, "warning": 3,
+	"error": 4, "critical": 5, "alert": 6, "emergency": 7,
+}
+
+type tool struct {
+	name string
+	args map[string]any
+}
+
+// call is one tools/call of a phase (or, in the shared session, any
+// request that carried a progress token).
+type call struct {
+	method   string // "" for tools/call
+	tool     string
+	id       jsonrpc.ID
+	token    json.RawMessage // nil: no progressToken
+	logLevel string          // 2026-07-28 _meta logLevel ("" none)
+	resp     *session.Response
+	err      error
+	reqSeq   int64 // its request frame (0 when not found)
+	respSeq  int64 // its response frame (0 when none)
+	exchange int64 // HTTP exchange (0 on stdio)
+}
+
+// event is one decoded frame of a phase's connection.
+type event struct {
+	f   wire.Frame
+	msg *jsonrpc.Message
+}
+
+// phase is one session of the exercise.
+type phase struct {
+	key, what string
+	tokens    bool
+	logLevel  string // 2026-07-28 _meta logLevel of its calls
+	setLevel  string // legacy logging/setLevel before the calls ("" none)
+	conn      string
+	logging   bool // the session's server declared logging
+	calls     []*call
+	events    []event
+	// legacy B: the answers to logging/setLevel "error" and "verbose"
+	levelResp, badLevelResp *session.Response
+	levelSeq                int64 // the setLevel response frame
+	err                     error
+}
+
+// probe is a cancelled call of phase D.
+type probe struct {
+	cl        *call
+	cancelSeq int64
+	cancelAt  time.Time
+	cancelErr error
+	// watched: the call was watched for cancelWatch after its cancellation
+	// with nothing else in flight (it was the last call of the session)
+	watched bool
+}
+
+type exercise struct {
+	tools    []tool
+	noTools  string // why no tool was called
+	policy   bool   // noTools because of the call policy
+	refused  int    // tools the policy refused
+	phases   []*phase
+	cancel   *phase   // D (nil when not run)
+	probes   []*probe // D's cancelled calls (none when every call answered in time)
+	natural  map[string]time.Duration
+	modern   bool
+	http     bool
+	revision string
+}
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]*exercise{}
+)
+
+// exerciseFor returns the revision's exercise, running it on first use.
+func exerciseFor(t *c.T) *exercise {
+	key := fmt.Sprintf("%p/%s/%s", t.Env, t.Rev, t.Transport)
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if ex := cache[key]; ex != nil {
+		return ex
+	}
+	ex := runExercise(t)
+	cache[key] = ex
+	return ex
+}
+
+func runExercise(t *c.T) *exercise {
+	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}}
+	ex.tools, ex.noTools, ex.policy, ex.refused = callableTools(t)
+	if len(ex.tools) == 0 {
+		return ex
+	}
+	plans := []*phase{
+		{key: "A", tokens: true, logLevel: "debug", setLevel: "debug"},
+		{key: "B", setLevel: "error"},
+	}
+	if ex.modern {
+		plans[0].setLevel, plans[1].setLevel = "", ""
+		plans = append(plans, &phase{key: "C", tokens: true, logLevel: "warning"})
+		plans[0].what = "with progress tokens and _meta logLevel \"debug\""
+		plans[1].what = "without progress token or logLevel"
+		plans[2].what = "with progress tokens and _meta logLevel \"warning\""
+	} else {
+		plans[0].what = "with progress tokens after logging/setLevel \"debug\""
+		plans[1].what = "without progress token after logging/setLevel \"error\""
+	}
+	var wg sync.WaitGroup
+	for _, ph := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runPhase(t, ex.tools, ph)
+		}()
+	}
+	if !ex.modern || !ex.http {
+		ex.cancel = &phase{key: "D", tokens: true, what: "with progress tokens, cancelled after " + cancelAfter.String()}
+		if ex.modern {
+			ex.cancel.logLevel = "debug"
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ex.probes = runCancel(t, ex.tools, ex.cancel)
+		}()
+	}
+	wg.Wait()
+	ex.phases = plans
+	for _, cl := range plans[0].calls {
+		if cl.resp != nil && cl.resp.Msg != nil {
+			ex.natural[cl.tool] = cl.resp.Elapsed
+		}
+	}
+	return ex
+}
+
+// callableTools lists the tools the call policy allows, with arguments.
+func callableTools(t *c.T) (tools []tool, why string, policy bool, refused int) {
+	s := t.Shared()
+	if !c.Declared(s, "tools") {
+		return nil, "the server declares no tools capability, so no request could be made to run long, report progress or log", false, 0
+	}
+	w := t.WalkList(s, "tools/list")
+	if len(w.Items) == 0 {
+		if w.Problem != "" {
+			return nil, "tools/list could not be walked (" + w.Problem + ")", false, 0
+		}
+		return nil, "the server lists no tools", false, 0
+	}
+	var lastRefusal string
+	noArgs := 0
+	for _, it := range w.Items {
+		if len(tools) == maxCalls {
+			break
+		}
+		if ok, reason := t.MayCall(it); !ok {
+			refused++
+			lastRefusal = reason
+			continue
+		}
+		args, _, ok := t.ArgsFor(it)
+		if !ok {
+			noArgs++
+			continue
+		}
+		tools = append(tools, tool{name: c.ItemKey(it, "name"), args: args})
+	}
+	switch {
+	case len(tools) > 0:
+		return tools, "", false, refused
+	case refused > 0 && noArgs == 0:
+		return nil, fmt.Sprintf("none of the %d listed tools may be called (%s)", len(w.Items), lastRefusal), true, refused
+	}
+	return nil, fmt.Sprintf("no arguments could be derived for any of the %d callable tools", noArgs), false, refused
+}
+
+// tokenFor is the progress token of the i-th call: integers and strings
+// alternately.
+func tokenFor(key string, i int) json.RawMessage {
+	if i%2 == 0 {
+		return json.RawMessage(fmt.Sprint(1000 + i))
+	}
+	b, _ := json.Marshal(fmt.Sprintf("mcpconform-%s-%d", strings.ToLower(key), i))
+	return b
+}
+
+// callParams builds the params and options of a tools/call of ph.
+func (ph *phase) callParams(s *session.Session, tl tool, i int) (map[string]any, *session.CallOptions, *call) {
+	cl := &call{tool: tl.name, id: s.NewID(), logLevel: ph.logLevel}
+	if ph.tokens {
+		cl.token = tokenFor(ph.key, i)
+	}
+	params := map[string]any{"name": tl.name, "arguments": tl.args}
+	o := &session.CallOptions{ID: &cl.id}
+	meta := map[string]any{}
+	if cl.token != nil {
+		meta["progressToken"] = cl.token
+	}
+	if s.Modern() {
+		mm := s.ModernMeta()
+		for k, v := range meta {
+			mm[k] = v
+		}
+		if cl.logLevel != "" {
+			mm[session.MetaLogLevel] = cl.logLevel
+		}
+		o.Meta = mm
+	} else {
+		cl.logLevel = ""
+		if len(meta) > 0 {
+			params["_meta"] = meta
+		}
+	}
+	return params, o, cl
+}
+
+func runPhase(t *c.T, tools []tool, ph *phase) {
+	mark := t.Mark()
+	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	if err != nil {
+		ph.err = err
+		return
+	}
+	defer s.Close()
+	ph.conn = s.Conn().Name()
+	ph.logging = c.Declared(s, "logging")
+	if !s.Modern() && ph.logging && ph.setLevel != "" {
+		ph.levelResp, _ = s.Call(t.Ctx, "logging/setLevel", map[string]any{"level": ph.setLevel}, nil)
+	}
+	start := time.Now()
+	for i, tl := range tools {
+		if time.Since(start) > phaseBudget || t.Ctx.Err() != nil {
+			break
+		}
+		params, o, cl := ph.callParams(s, tl, i)
+		cl.resp, cl.err = s.Call(t.Ctx, "tools/call", params, o)
+		ph.calls = append(ph.calls, cl)
+	}
+	if !s.Modern() && ph.logging && ph.key == "B" {
+		ph.badLevelResp, _ = s.Call(t.Ctx, "logging/setLevel", map[string]any{"level": "verbose"}, nil)
+	}
+	t.Settle(s)
+	ph.collect(t, mark)
+}
+
+// runCancel is phase D: each tool is called in turn, and a call still
+// running after cancelAfter is cancelled. A cancelled call answered within
+// the grace window (a fast tool slowed down, or a server answering the
+// cancellation) does not end the phase, up to maxProbes; the first one that
+// stays silent, or answers late, is watched for cancelWatch with nothing
+// else in flight, and ends it.
+func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
+	mark := t.Mark()
+	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	if err != nil {
+		ph.err = err
+		return nil
+	}
+	// A server may hold a cancelled request until the connection ends:
+	// closing must not hold the check up.
+	defer func() { go s.Close() }()
+	ph.conn = s.Conn().Name()
+	ph.logging = c.Declared(s, "logging")
+	var probes []*probe
+	start := time.Now()
+	for i, tl := range tools {
+		if len(probes) == maxProbes || time.Since(start) > phaseBudget || t.Ctx.Err() != nil {
+			break
+		}
+		params, o, cl := ph.callParams(s, tl, i)
+		o.Timeout = cancelAfter + cancelWatch + 20*time.Millisecond
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			cl.resp, cl.err = s.Call(t.Ctx, "tools/call", params, o)
+		}()
+		timer := time.NewTimer(cancelAfter)
+		select {
+		case <-done:
+			timer.Stop()
+			ph.calls = append(ph.calls, cl)
+			continue
+		case <-timer.C:
+		}
+		pr := &probe{cl: cl, cancelAt: time.Now()}
+		_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
+		<-done // bounded by the call's timeout
+		ph.calls = append(ph.calls, cl)
+		probes = append(probes, pr)
+		if cl.resp != nil && cl.resp.Msg != nil && time.Since(pr.cancelAt) <= cancelGrace {
+			continue // answered within the race window
+		}
+		if d := time.Until(pr.cancelAt.Add(cancelWatch)); d > 0 {
+			w := time.NewTimer(d)
+			select {
+			case <-w.C:
+			case <-t.Ctx.Done():
+				w.Stop()
+			}
+		}
+		pr.watched = true
+		break
+	}
+	ph.collect(t, mark)
+	for _, pr := range probes {
+		for _, e := range ph.events {
+			if e.f.Dir == wire.Out && e.msg.Method == "notifications/cancelled" && e.f.Seq > pr.cl.reqSeq && pr.cancelSeq == 0 {
+				if rid, ok := param(e.msg, "requestId"); ok && jsonrpc.RawID(rid).Key() == pr.cl.id.Key() {
+					pr.cancelSeq, pr.cancelAt = e.f.Seq, e.f.Time
+				}
+			}
+		}
+	}
+	return probes
+}
+
+// collect keeps the frames of the phase's connection and ties requests and
+// responses to the calls.
+func (ph *phase) collect(t *c.T, mark int64) {
+	byID := map[string]*call{}
+	for _, cl := range ph.calls {
+		byID[cl.id.Key()] = cl
+	}
+	for _, f := range t.Env.Recorder().Since(mark, 0) {
+		if f.Conn != ph.conn || f.Kind != wire.KindMessage {
+			continue
+		}
+		msg, err := c.Decode(f)
+		if err != nil {
+			continue
+		}
+		ph.events = append(ph.events, event{f: f, msg: msg})
+		if !msg.HasID {
+			continue
+		}
+		switch {
+		case f.Dir == wire.Out && msg.HasMethod:
+			if cl := byID[msg.ID.Key()]; cl != nil && msg.Method == "tools/call" && cl.reqSeq == 0 {
+				cl.reqSeq, cl.exchange = f.Seq, f.Exchange
+			}
+		case f.Dir == wire.In && msg.Kind() == jsonrpc.KindResponse:
+			if cl := byID[msg.ID.Key()]; cl != nil && cl.respSeq == 0 {
+				cl.respSeq = f.Seq
+			}
+			if ph.levelResp != nil && ph.levelSeq == 0 && msg.ID.Key() == ph.levelResp.ID.Key() {
+				ph.levelSeq = f.Seq
+			}
+		}
+	}
+	for _, cl := range ph.calls {
+		if cl.respSeq == 0 && cl.resp != nil && cl.resp.Msg != nil {
+			cl.respSeq = cl.resp.Frame.Seq // matched by the session despite the id's type
+		}
+	}
+}
+
+// notes returns the server→client notifications with method.
+func (ph *phase) notes(method string) []event {
+	var out []event
+	for _, e := range ph.events {
+		if e.f.Dir == wire.In && e.msg.Kind() == jsonrpc.KindNotification && e.msg.Method == method {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// activeAt returns the calls whose request was sent and not yet answered
+// when frame seq arrived.
+func (ph *phase) activeAt(seq int64) []*call {
+	var out []*call
+	for _, cl := range ph.calls {
+		if cl.reqSeq != 0 && cl.reqSeq < seq && (cl.respSeq == 0 || seq < cl.respSeq) {
+			out = append(out, cl)
+		}
+	}
+	return out
+}
+
+// callByToken returns the call whose progress token is tok (same JSON
+// type); loose matches ignore the type (7 and "7").
+func (ph *phase) callByToken(tok json.RawMessage, loose bool) *call {
+	k := jsonrpc.RawID(tok)
+	for _, cl := range ph.calls {
+		if cl.token == nil {
+			continue
+		}
+		ck := jsonrpc.RawID(cl.token)
+		if ck.Key() == k.Key() || (loose && ck.LooseKey() == k.LooseKey()) {
+			return cl
+		}
+	}
+	return nil
+}
+
+// callOfExchange returns the call made by HTTP exchange x.
+func (ph *phase) callOfExchange(x int64) *call {
+	for _, cl := range ph.calls {
+		if x != 0 && cl.exchange == x {
+			return cl
+		}
+	}
+	return nil
+}
+
+// requestOfExchange returns the request frame of HTTP exchange x.
+func (ph *phase) requestOfExchange(x int64) *jsonrpc.Message {
+	for _, e := range ph.events {
+		if x != 0 && e.f.Exchange == x && e.f.Dir == wire.Out {
+			return e.msg
+		}
+	}
+	return nil
+}
+
+// sharedPhase views the shared session (the other checks' traffic, from
+// its handshake until now) as a phase: every request that carried a
+// progress token is a call.
+func sharedPhase(t *c.T) *phase {
+	s := t.Shared()
+	ph := &phase{key: "shared", what: "of the other checks on the shared session", conn: s.Conn().Name(), logging: c.Declared(s, "logging")}
+	ph.events = connEvents(t, ph.conn)
+	for _, e := range ph.events {
+		if e.f.Dir != wire.Out || e.msg.Kind() != jsonrpc.KindRequest {
+			continue
+		}
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(e.msg.Params, &p) != nil || p.Meta["progressToken"] == nil {
+			continue
+		}
+		ph.tokens = true
+		ph.calls = append(ph.calls, &call{method: e.msg.Method, id: e.msg.ID, token: p.Meta["progressToken"], reqSeq: e.f.Seq, exchange: e.f.Exchange})
+	}
+	return ph
+}
+
+// usable reports the phases that ran, and explains the others.
+func (ex *exercise) usable(t *c.T) []*phase {
+	var out []*phase
+	for _, ph := range ex.phases {
+		if ph.err != nil {
+			t.Note("session %s (calls %s) could not be opened: %v", ph.key, ph.what, ph.err)
+			continue
+		}
+		out = append(out, ph)
+	}
+	if len(out) == 0 && len(ex.phases) > 0 {
+		t.Error("no session of the exercise could be opened: %v", ex.phases[0].err)
+	}
+	return out
+}
+
+// requireTools ends the check as NA when the exercise could call nothing.
+func (ex *exercise) requireTools(t *c.T) {
+	if len(ex.tools) > 0 {
+		return
+	}
+	if ex.policy {
+		t.PolicyNA("%s", ex.noTools)
+	}
+	t.NA("%s", ex.noTools)
+}
+
+// tried describes the exercise for NA messages.
+func (ex *exercise) tried() string {
+	var parts []string
+	for _, ph := range ex.phases {
+		parts = append(parts, fmt.Sprintf("%d call(s) %s", len(ph.calls), ph.what))
+	}
+	s := fmt.Sprintf("%d callable tool(s) (%s), each in separate sessions: %s", len(ex.tools), toolNames(ex.tools), strings.Join(parts, "; "))
+	if ex.refused > 0 {
+		s += fmt.Sprintf("; %d tool(s) were not called under the call policy", ex.refused)
+	}
+	return s
+}
+
+func toolNames(ts []tool) string {
+	names := make([]string, 0, len(ts))
+	for _, tl := range ts {
+		names = append(names, tl.name)
+	}
+	sort.Strings(names)
+	if len(names) > 6 {
+		return strings.Join(names[:6], ", ") + fmt.Sprintf(", … %d more", len(names)-6)
+	}
+	return strings.Join(names, ", ")
+}
+
+// param returns params[key] of a message (nil when absent).
+func param(m *jsonrpc.Message, key string) (json.RawMessage, bool) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(m.Params, &p) != nil {
+		return nil, false
+	}
+	v, ok := p[key]
+	return v, ok
+}
+
+// paramString returns params[key] as a string.
+func paramString(m *jsonrpc.Message, key string) (string, bool) {
+	raw, ok := param(m, key)
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// describeCall names a call for messages.
+func describeCall(cl *call) string {
+	s := fmt.Sprintf("tools/call %s (id %s", cl.tool, cl.id)
+	if cl.method != "" {
+		s = fmt.Sprintf("%s (id %s", cl.method, cl.id)
+	}
+	if cl.token != nil {
+		s += ", progressToken " + string(cl.token)
+	}
+	if cl.logLevel != "" {
+		s += ", logLevel " + cl.logLevel
+	}
+	return s + ")"
+}
