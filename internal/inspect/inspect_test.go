@@ -71,18 +71,21 @@ func names(items []json.RawMessage, key string) []string {
 	return out
 }
 
+// aftersalesTools is the size of the aftersales catalog (fixtures/doc.go).
+const aftersalesTools = 18
+
 func checkAftersalesCatalog(t *testing.T, in *Inspection) {
 	t.Helper()
-	if len(in.Tools) != 13 {
-		t.Errorf("tools: %d %v, want 13 (5 per page)", len(in.Tools), names(in.Tools, "name"))
+	if len(in.Tools) != aftersalesTools {
+		t.Errorf("tools: %d %v, want %d (5 per page)", len(in.Tools), names(in.Tools, "name"), aftersalesTools)
 	}
 	for _, n := range []string{"get_order", "create_refund_draft", "search_faq"} {
 		if !slices.Contains(names(in.Tools, "name"), n) {
 			t.Errorf("tool %s missing", n)
 		}
 	}
-	if len(in.Resources) != 7 || len(in.ResourceTemplates) != 2 || len(in.Prompts) != 2 {
-		t.Errorf("resources %d, templates %d, prompts %d; want 7, 2, 2", len(in.Resources), len(in.ResourceTemplates), len(in.Prompts))
+	if len(in.Resources) != 8 || len(in.ResourceTemplates) != 2 || len(in.Prompts) != 4 {
+		t.Errorf("resources %d, templates %d, prompts %d; want 8, 2, 4", len(in.Resources), len(in.ResourceTemplates), len(in.Prompts))
 	}
 	if !strings.Contains(string(in.ServerInfo), "mcpconform-aftersales") {
 		t.Errorf("serverInfo %s", in.ServerInfo)
@@ -119,10 +122,10 @@ func TestAutoPicksModernOnDualEraFixture(t *testing.T) {
 	t.Logf("Print:\n%s", s)
 	for _, want := range []string{
 		"mcpconform-aftersales 1.0.0", "2026-07-28 (server/discover", "also answers 2025-11-25",
-		"tools (listChanged)", "Tools (13)", "get_order(order_id) [read-only] — Look up an order by id.",
+		"tools (listChanged)", "Tools (18)", "get_order(order_id) [read-only] — Look up an order by id.",
 		"create_refund_draft(order_id, reason) [not called under readonly]",
-		"Resources (7)", "policy://refund  refund-policy, text/plain", "Resource templates (2)", "policy://refund/{version}",
-		"Prompts (2)", "explain_refund(order_id)", "readonly: 12 of 13 tools callable",
+		"Resources (8)", "policy://refund  refund-policy, text/plain", "Resource templates (2)", "policy://refund/{version}",
+		"Prompts (4)", "explain_refund(order_id)", "readonly: 17 of 18 tools callable",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Print lacks %q", want)
@@ -189,7 +192,7 @@ func TestDeclarations(t *testing.T) {
 	if err := json.Unmarshal(raw, &decls); err != nil {
 		t.Fatalf("declarations JSON: %v\n%s", err, raw)
 	}
-	if len(decls) != 13 {
+	if len(decls) != aftersalesTools {
 		t.Fatalf("%d declarations", len(decls))
 	}
 	var seen bool
