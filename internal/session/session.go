@@ -68,6 +68,10 @@ type Event struct {
 	DecodeErr error
 	// Unsolicited is set for a response whose id matches no request in flight.
 	Unsolicited bool
+	// Late is set for an unsolicited response whose id is that of a call
+	// the session gave up on (it timed out): a late answer, not an answer
+	// to anything sent since.
+	Late bool
 }
 
 // Response is the outcome of one call.
@@ -180,6 +184,7 @@ type Session struct {
 
 	mu            sync.Mutex
 	pending       map[string]*call // by ID.Key()
+	expired       map[string]bool  // ids of calls that ended without a response (at most maxExpired)
 	loose         map[string]*call // by ID.LooseKey()
 	byExch        map[int64]*call
 	events        []Event
@@ -203,6 +208,9 @@ type Session struct {
 	stop         context.CancelFunc
 }
 
+// maxExpired bounds the ids of abandoned calls a session remembers.
+const maxExpired = 10000
+
 // New starts a session over conn. Nothing is sent yet.
 func New(conn wire.Conn, opts Options) *Session {
 	if opts.Timeout <= 0 {
@@ -214,6 +222,7 @@ func New(conn wire.Conn, opts Options) *Session {
 		opts:         opts,
 		rec:          opts.Recorder,
 		pending:      map[string]*call{},
+		expired:      map[string]bool{},
 		loose:        map[string]*call{},
 		byExch:       map[int64]*call{},
 		eventSig:     make(chan struct{}),
@@ -348,6 +357,9 @@ func (s *Session) finishLocked(c *call, resp *Response) {
 	resp.Elapsed = time.Since(c.sent)
 	c.resp = resp
 	delete(s.pending, c.id.Key())
+	if resp.Msg == nil && len(s.expired) < maxExpired {
+		s.expired[c.id.Key()] = true
+	}
 	if s.loose[c.id.LooseKey()] == c {
 		delete(s.loose, c.id.LooseKey())
 	}
@@ -410,6 +422,10 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		}
 	}
 	ev := Event{Frame: f, Msg: msg, Unsolicited: msg.Kind() == jsonrpc.KindResponse}
+	if ev.Unsolicited && msg.HasID && s.expired[msg.ID.Key()] {
+		ev.Late = true
+		delete(s.expired, msg.ID.Key())
+	}
 	s.addEventLocked(ev)
 	s.signalLocked()
 	if msg.Kind() == jsonrpc.KindRequest && !s.Modern() {

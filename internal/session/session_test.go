@@ -375,6 +375,35 @@ func TestIDTypeMismatch(t *testing.T) {
 	})
 }
 
+// A response that comes after its call timed out is a late answer, told
+// apart from an unsolicited one, once.
+func TestLateAnswerToATimedOutCall(t *testing.T) {
+	fc := newFake(wire.Stdio)
+	s := newSession(t, fc, legacyRev)
+	ch := callAsync(s, "slow", nil, &CallOptions{ID: idPtr(jsonrpc.IntID(34)), Timeout: 50 * time.Millisecond})
+	fc.next(t)
+	if r := wait(t, ch); !errors.Is(r.err, wire.ErrTimeout) {
+		t.Fatalf("err = %v, want a timeout", r.err)
+	}
+	fc.pushMsg(`{"jsonrpc":"2.0","id":34,"result":{}}`)
+	fc.pushMsg(`{"jsonrpc":"2.0","id":34,"result":{}}`)
+	fc.pushMsg(`{"jsonrpc":"2.0","id":35,"result":{}}`)
+	deadline := time.Now().Add(2 * time.Second)
+	for len(s.Events(0)) < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	evs := s.Events(0)
+	if len(evs) != 3 {
+		t.Fatalf("events = %+v", evs)
+	}
+	if !evs[0].Unsolicited || !evs[0].Late {
+		t.Errorf("the late answer: %+v", evs[0])
+	}
+	if !evs[1].Unsolicited || evs[1].Late || !evs[2].Unsolicited || evs[2].Late {
+		t.Errorf("a second answer, or one to an id never sent, is not late: %+v", evs[1:])
+	}
+}
+
 func TestDuplicateIDInFlightRejected(t *testing.T) {
 	fc := newFake(wire.Stdio)
 	s := newSession(t, fc, legacyRev)

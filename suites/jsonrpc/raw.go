@@ -97,10 +97,14 @@ type received struct {
 }
 
 // messagesSince returns the server messages among s's events after mark,
-// with batch (array) replies expanded.
+// with batch (array) replies expanded, leaving out late answers to calls
+// that timed out earlier (they answer nothing a check sent since).
 func messagesSince(s *session.Session, mark int64) []received {
 	var out []received
 	for _, e := range s.Events(mark) {
+		if e.Late {
+			continue // the late answer to an earlier call that timed out
+		}
 		if e.Msg != nil {
 			out = append(out, received{e.Msg, e.Frame})
 			continue

@@ -104,7 +104,7 @@ var _ = c.Area("jsonrpc", func() {
 			if reply == nil {
 				ctx, cancel := contextWithTimeout(t, s)
 				ev, ok := s.WaitEvent(ctx, mark, func(e session.Event) bool {
-					return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse
+					return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && !e.Late
 				})
 				cancel()
 				if ok {

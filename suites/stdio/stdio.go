@@ -144,7 +144,7 @@ func std004(t *c.T) {
 	}
 	t.Settle(s)
 	for _, e := range s.Events(mark) {
-		if e.Unsolicited && e.Msg != nil && e.Msg.HasID && !e.Msg.ID.IsNull() {
+		if e.Unsolicited && !e.Late && e.Msg != nil && e.Msg.HasID && !e.Msg.ID.IsNull() {
 			t.Violation("exactly one response per request", c.Clip(e.Frame.Raw), "a request was answered twice, or a response matched no request")
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
@@ -230,6 +231,35 @@ type outcome struct {
 // callBudget bounds the time a check spends calling real tools.
 const callBudget = 20 * time.Second
 
+// slowTools remembers, per run and revision, the tools whose call with
+// ordinary arguments timed out, so that the next check does not wait for
+// them again (a long-running tool would cost every check its timeout).
+type slowTools struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+var slow slowTools
+
+func (st *slowTools) key(t *c.T, name string) string {
+	return fmt.Sprintf("%p\x00%s\x00%s", t.Env, t.Rev, name)
+}
+
+func (st *slowTools) has(t *c.T, name string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.m[st.key(t, name)]
+}
+
+func (st *slowTools) add(t *c.T, name string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.m == nil {
+		st.m = map[string]bool{}
+	}
+	st.m[st.key(t, name)] = true
+}
+
 // callAll calls each candidate with its arguments and returns the complete
 // results. A JSON-RPC error, a slow tool and an input_required result are
 // noted and left out (other checks judge them); a server that goes away is
@@ -242,12 +272,19 @@ func callAll(t *c.T, s *session.Session, cands []candidate) []outcome {
 			t.Note("stopped after %d of %d calls: the calls took longer than %s", i, len(cands), callBudget)
 			break
 		}
+		if slow.has(t, cd.Name) {
+			t.Note("tools/call %s was not repeated: it got no response within the timeout in an earlier check of this revision", cd.Name)
+			continue
+		}
 		t.Step("tools/call " + cd.Name)
 		resp, err := t.TryCall(s, "tools/call", callParams(cd.Name, cd.Args), callOptions(t, cd.tool, cd.Args))
 		if err != nil {
 			if closed, cerr := s.Closed(); closed || errors.Is(err, wire.ErrClosed) {
 				t.Crashed("a response to tools/call "+cd.Name, fmt.Sprintf("the connection ended (%v)", cerr),
 					"the server went away while handling tools/call %s with %s arguments", cd.Name, cd.Source)
+			}
+			if errors.Is(err, wire.ErrTimeout) {
+				slow.add(t, cd.Name)
 			}
 			t.Note("tools/call %s (%s arguments) got no JSON-RPC response (%v); not judged here", cd.Name, cd.Source, err)
 			continue
