@@ -324,12 +324,12 @@ func TestMetaKeyGrammar(t *testing.T) {
 
 func TestBase64(t *testing.T) {
 	for _, s := range []string{"", "QUJD", "QUI=", "QUI", "iVBORw0KGgo="} {
-		if err := checkBase64(s); err != nil {
+		if err := CheckBase64(s); err != nil {
 			t.Errorf("%q: %v", s, err)
 		}
 	}
 	for _, s := range []string{"***", "QUJD\n", "a-_b", "QUI==", "Q"} {
-		if checkBase64(s) == nil {
+		if CheckBase64(s) == nil {
 			t.Errorf("%q accepted", s)
 		}
 	}

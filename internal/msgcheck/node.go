@@ -172,7 +172,7 @@ func (n strNode) check(c *checker, v any, at loc) {
 			c.fail(at, "must be a URI template: %v", err)
 		}
 	case "byte":
-		if err := checkBase64(s); err != nil {
+		if err := CheckBase64(s); err != nil {
 			c.semantic(at, RuleBase64, "must be base64 (RFC 4648): %v", err)
 		}
 	}

@@ -95,7 +95,7 @@ func LoadSchema(path string) (*SchemaValidator, error) {
 		if !ok {
 			return nil
 		}
-		return checkBase64(s)
+		return CheckBase64(s)
 	}})
 	// RFC 6570 allows expressions anywhere, host included; the validator's
 	// own uri-template format parses the template as a URI and rejects them.

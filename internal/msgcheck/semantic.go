@@ -208,9 +208,9 @@ func parseURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// checkBase64 accepts standard base64 with or without padding; the URL-safe
+// CheckBase64 accepts standard base64 with or without padding; the URL-safe
 // alphabet and embedded whitespace are errors.
-func checkBase64(s string) error {
+func CheckBase64(s string) error {
 	if strings.ContainsAny(s, "\r\n") {
 		return errors.New("contains line breaks")
 	}

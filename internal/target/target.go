@@ -119,6 +119,12 @@ func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Sessi
 	if err != nil {
 		return nil, err
 	}
+	return handshake(ctx, s, rev)
+}
+
+// handshake performs rev's handshake on s, closing s when it fails.
+func handshake(ctx context.Context, s *session.Session, rev catalog.Revision) (*session.Session, error) {
+	var err error
 	if rev.IsLegacy() {
 		err = s.OpenLegacy(ctx)
 	} else {
@@ -145,17 +151,7 @@ func (t *Target) OpenSecond(ctx context.Context, rev catalog.Revision) (*session
 	if err != nil {
 		return nil, err
 	}
-	s := session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder})
-	if rev.IsLegacy() {
-		err = s.OpenLegacy(ctx)
-	} else {
-		err = s.OpenModern(ctx)
-	}
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return handshake(ctx, session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder}), rev)
 }
 
 // Detection is the outcome of probing the target's eras.

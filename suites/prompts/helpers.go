@@ -1,15 +1,14 @@
 package prompts
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
@@ -291,7 +290,7 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 		if json.Unmarshal(block["data"], &data) != nil {
 			return true, fmt.Sprintf("%s data is %s, not a base64 string", typ, shown(block["data"]))
 		}
-		if err := checkBase64(data); err != nil {
+		if err := msgcheck.CheckBase64(data); err != nil {
 			return true, fmt.Sprintf("%s data is not base64 (%v): %s", typ, err, clipText(data))
 		}
 		var mime string
@@ -325,7 +324,7 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 			if json.Unmarshal(blob, &b) != nil {
 				return true, fmt.Sprintf("an embedded resource's blob is %s, not a base64 string", shown(blob))
 			}
-			if err := checkBase64(b); err != nil {
+			if err := msgcheck.CheckBase64(b); err != nil {
 				return true, fmt.Sprintf("an embedded resource's blob is not base64 (%v): %s", err, clipText(b))
 			}
 		default:
@@ -336,23 +335,6 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 	return false, ""
 }
 
-// checkBase64 accepts standard base64, padded or not; line breaks and the
-// URL-safe alphabet are errors.
-func checkBase64(s string) error {
-	if strings.ContainsAny(s, "\r\n") {
-		return errors.New("contains line breaks")
-	}
-	if _, err := base64.StdEncoding.Strict().DecodeString(s); err == nil {
-		return nil
-	}
-	if !strings.HasSuffix(s, "=") {
-		if _, err := base64.RawStdEncoding.Strict().DecodeString(s); err == nil {
-			return nil
-		}
-	}
-	_, err := base64.StdEncoding.Strict().DecodeString(s)
-	return err
-}
 
 func isString(raw json.RawMessage) bool {
 	var s string

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -161,12 +160,13 @@ func callChecks() {
 	})
 }
 
-// base64Problem says why s is not standard padded base64 ("" when it is).
+// base64Problem says why s is not standard base64 ("" when it is), by the
+// message model's rule (padding optional, no whitespace).
 func base64Problem(s string) string {
 	if i := strings.IndexAny(s, " \t\r\n"); i >= 0 {
 		return fmt.Sprintf("whitespace at byte %d", i)
 	}
-	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+	if err := msgcheck.CheckBase64(s); err != nil {
 		return err.Error()
 	}
 	return ""

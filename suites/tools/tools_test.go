@@ -131,7 +131,7 @@ func TestFuzzCases(t *testing.T) {
 }
 
 func TestSmallHelpers(t *testing.T) {
-	for s, ok := range map[string]bool{"AAAA": true, "AA==": true, "AA": false, "AA\n==": false, "%%": false} {
+	for s, ok := range map[string]bool{"AAAA": true, "AA==": true, "AA": true, "AA\n==": false, "%%": false, "A-_A": false} {
 		if got := base64Problem(s) == ""; got != ok {
 			t.Errorf("base64Problem(%q) ok=%v, want %v", s, got, ok)
 		}
