@@ -335,7 +335,6 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 	return false, ""
 }
 
-
 func isString(raw json.RawMessage) bool {
 	var s string
 	return raw != nil && json.Unmarshal(raw, &s) == nil
