@@ -130,6 +130,7 @@ var _ = c.Area("jsonrpc", func() {
 				t.Warn(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what)
 			}
 		}
+		atTheLimits(t, s, m)
 	})
 
 	c.It("RPC-006", "invalid requests are never executed and get -32600", func(t *c.T) {
@@ -191,6 +192,7 @@ var _ = c.Area("jsonrpc", func() {
 				t.Warn("%d of %d invalid requests got no -32600 error (JSON-RPC 2.0 SHOULD): %s", len(cases)-len(rs), len(cases), describe(rs))
 			}
 		}
+		paramsOfTheWrongType(t, s, m)
 	})
 
 	c.It("RPC-008", "batches: accepted in 2025-03-26, rejected and never executed afterwards", func(t *c.T) {
@@ -305,6 +307,110 @@ var _ = c.Area("jsonrpc", func() {
 		}
 	})
 })
+
+// paramsOfTheWrongType sends the probe with params that are not an object
+// (MCP params are always objects; JSON-RPC allows arrays, never strings):
+// each must be rejected, with -32602 (invalid params) or -32600 (invalid
+// request), and never executed.
+func paramsOfTheWrongType(t *c.T, s *session.Session, method string) {
+	methodJSON, _ := json.Marshal(method)
+	for _, k := range []struct{ what, params string }{
+		{"params a string", `"mcpconform"`},
+		{"params an array", `[1,2]`},
+		{"params a number", `7`},
+	} {
+		t.Step("send a request with " + k.what)
+		id := freshID(s, "params")
+		idJSON, _ := json.Marshal(id)
+		mark := t.Mark()
+		reply := sendRaw(t, s, []byte(`{"jsonrpc":"2.0","id":`+string(idJSON)+`,"method":`+string(methodJSON)+`,"params":`+k.params+`}`), method)
+		var got *jsonrpc.Message
+		ctx, cancel := contextWithTimeout(t, s)
+		if ev, ok := s.WaitEvent(ctx, mark, func(e session.Event) bool {
+			return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && !e.Late &&
+				(!e.Msg.HasID || e.Msg.ID.IsNull() || e.Msg.ID.Key() == id.Key())
+		}); ok {
+			got = ev.Msg
+		}
+		cancel()
+		t.ExpectAlive(s, "a request with "+k.what)
+		switch {
+		case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
+			t.Note("a request with %s was rejected with HTTP %d and no JSON-RPC error", k.what, reply.Status)
+		case got == nil:
+			t.Warn("a request with %s got no JSON-RPC error (JSON-RPC 2.0 SHOULD: -32602 or -32600)", k.what)
+		case got.HasResult:
+			t.Violation("-32602 or -32600, and no execution", c.Clip(got.Raw), "the server executed a request with %s", k.what)
+		default:
+			if code, _ := got.ErrorCode(); code != jsonrpc.CodeInvalidParams && code != jsonrpc.CodeInvalidRequest {
+				t.Warn("a request with %s got error %d instead of -32602 or -32600: %s", k.what, code, c.Clip(got.Raw))
+			}
+		}
+	}
+}
+
+// Input at a parser's limits: a request of several MiB and JSON nested
+// deeper than common parsers allow. The spec sets no size or depth, so any
+// answer is right — a result, a JSON-RPC error, an HTTP 4xx — but silence
+// or a crash is a FAIL (RPC-005's "the server keeps running").
+const (
+	oversizedBytes = 5 << 20
+	deepLevels     = 20000
+)
+
+func atTheLimits(t *c.T, s *session.Session, method string) {
+	withParam := func(tag string, value json.RawMessage) (jsonrpc.ID, []byte) {
+		id := freshID(s, tag)
+		params := probeParams(s)
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["_meta"] = mergeMeta(params["_meta"], map[string]any{"mcpconform/" + tag: value})
+		return id, request(id, method, params)
+	}
+	bigID, big := withParam("oversized", json.RawMessage(`"`+strings.Repeat("x", oversizedBytes)+`"`))
+	// encoding/json refuses to write JSON deeper than 10000 levels: the
+	// nesting goes in as text, in place of a marker.
+	deepID, deep := withParam("deep", json.RawMessage(`"@@DEEP@@"`))
+	deep = bytes.Replace(deep, []byte(`"@@DEEP@@"`), []byte(strings.Repeat("[", deepLevels)+strings.Repeat("]", deepLevels)), 1)
+	cases := []struct {
+		what    string
+		id      jsonrpc.ID
+		payload []byte
+	}{
+		{fmt.Sprintf("a %d MiB request", oversizedBytes>>20), bigID, big},
+		{fmt.Sprintf("a request nested %d levels deep", deepLevels), deepID, deep},
+	}
+	for _, k := range cases {
+		t.Step("send " + k.what)
+		mark := t.Mark()
+		reply := sendRaw(t, s, k.payload, method)
+		if reply != nil && reply.Status >= 400 && reply.Status < 500 {
+			t.Note("%s was rejected with HTTP %d", k.what, reply.Status)
+			t.ExpectAlive(s, k.what)
+			continue
+		}
+		ctx, cancel := contextWithTimeout(t, s)
+		ev, ok := s.WaitEvent(ctx, mark, func(e session.Event) bool {
+			return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && !e.Late &&
+				(!e.Msg.HasID || e.Msg.ID.IsNull() || e.Msg.ID.Key() == k.id.Key())
+		})
+		cancel()
+		t.ExpectAlive(s, k.what)
+		if !ok {
+			actual := "silence"
+			if reply != nil {
+				actual = fmt.Sprintf("HTTP %d, body %s", reply.Status, c.Clip(replyBody(s, mark, reply.Exchange)))
+			}
+			t.Crashed("an answer: a result, a JSON-RPC error or an HTTP 4xx", actual, "%s got no answer", k.what)
+		}
+		what := "a result"
+		if code, isErr := ev.Msg.ErrorCode(); isErr {
+			what = fmt.Sprintf("error %d", code)
+		}
+		t.Note("%s got %s", k.what, what)
+	}
+}
 
 func contextWithTimeout(t *c.T, s *session.Session) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(t.Ctx, s.Timeout())
