@@ -96,6 +96,9 @@ var _ = c.Area("jsonrpc", func() {
 			{"truncated JSON", full[:len(full)-7]},
 			{"invalid UTF-8 inside a string", badUTF8},
 		}
+		// First the input at the parser's limits, where only a crash or
+		// silence is judged: a wrong parse error code below must not hide it.
+		atTheLimits(t, s, m)
 		for _, k := range cases {
 			t.Step("send " + k.what)
 			mark := t.Mark()
@@ -130,7 +133,6 @@ var _ = c.Area("jsonrpc", func() {
 				t.Warn(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what)
 			}
 		}
-		atTheLimits(t, s, m)
 	})
 
 	c.It("RPC-006", "invalid requests are never executed and get -32600", func(t *c.T) {
