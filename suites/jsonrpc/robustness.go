@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	c "github.com/mcpconform/mcpconform/internal/conform"
@@ -356,8 +357,12 @@ func paramsOfTheWrongType(t *c.T, s *session.Session, method string) {
 // answer is right — a result, a JSON-RPC error, an HTTP 4xx — but silence
 // or a crash is a FAIL (RPC-005's "the server keeps running").
 const (
-	oversizedBytes = 5 << 20
+	oversizedBytes = 3 << 20
 	deepLevels     = 20000
+	// limitWait is the least time a server gets to answer such input
+	// (parsing megabytes takes a loaded machine a while; the per-response
+	// timeout applies when it is longer).
+	limitWait = 10 * time.Second
 )
 
 func atTheLimits(t *c.T, s *session.Session, method string) {
@@ -392,7 +397,7 @@ func atTheLimits(t *c.T, s *session.Session, method string) {
 			t.ExpectAlive(s, k.what)
 			continue
 		}
-		ctx, cancel := contextWithTimeout(t, s)
+		ctx, cancel := context.WithTimeout(t.Ctx, max(s.Timeout(), limitWait))
 		ev, ok := s.WaitEvent(ctx, mark, func(e session.Event) bool {
 			return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && !e.Late &&
 				(!e.Msg.HasID || e.Msg.ID.IsNull() || e.Msg.ID.Key() == k.id.Key())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -42,13 +43,22 @@ func fuzzChecks() {
 				what := fmt.Sprintf("tools/call %s with %s", cd.Name, fc.what)
 				t.Step(what)
 				sent++
-				resp, err := t.TryCall(s, "tools/call", callParams(cd.Name, fc.args), callOptions(t, cd.tool, fc.args))
+				opts := callOptions(t, cd.tool, fc.args)
+				wait := s.Timeout()
+				if fc.big {
+					wait = max(wait, bigWait)
+					if opts == nil {
+						opts = &session.CallOptions{}
+					}
+					opts.Timeout = wait
+				}
+				resp, err := t.TryCall(s, "tools/call", callParams(cd.Name, fc.args), opts)
 				if err != nil {
 					switch closed, cerr := s.Closed(); {
 					case closed || errors.Is(err, wire.ErrClosed):
 						t.Crashed("a JSON-RPC response (an isError result or an error)", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away after %s", what)
 					case errors.Is(err, wire.ErrTimeout):
-						t.Crashed("a JSON-RPC response within "+s.Timeout().String(), "silence", "the server hangs on %s", what)
+						t.Crashed("a JSON-RPC response within "+wait.String(), "silence", "the server hangs on %s", what)
 					case errors.Is(err, session.ErrNoResponse):
 						if st := resp.Status(); st >= 400 && st < 500 {
 							t.Note("%s was rejected with HTTP %d without a JSON-RPC body", what, st)
@@ -99,7 +109,13 @@ func malformed(resp *session.Response) string {
 type fuzzCase struct {
 	what string
 	args map[string]any
+	big  bool // megabytes: the server gets at least bigWait to answer
 }
+
+// bigWait is the least time a server gets to answer a call of megabytes (a
+// loaded machine parses slowly; the per-response timeout applies when it is
+// longer).
+const bigWait = 10 * time.Second
 
 // fuzzCases derives hostile arguments from a tool's schema and its valid
 // arguments. Properties carrying x-mcp-header keep their valid values (their
@@ -142,18 +158,18 @@ func fuzzCases(cd candidate, huge bool) []fuzzCase {
 		return a
 	}
 	cases := []fuzzCase{
-		{"values of the wrong type", with(props, func(n string) any {
+		{what: "values of the wrong type", args: with(props, func(n string) any {
 			if types[n] == "" {
 				return []any{nil, true, 1.5}
 			}
 			return wrongValue(types[n])
 		})},
-		{"path traversal strings", with(strs, func(string) any { return traversal })},
-		{"injection strings", with(strs, func(string) any { return injection })},
-		{fmt.Sprintf("%d levels of nested arrays and objects", nestDepth), with(props[:1], func(string) any { return nested(nestDepth) })},
+		{what: "path traversal strings", args: with(strs, func(string) any { return traversal })},
+		{what: "injection strings", args: with(strs, func(string) any { return injection })},
+		{what: fmt.Sprintf("%d levels of nested arrays and objects", nestDepth), args: with(props[:1], func(string) any { return nested(nestDepth) })},
 	}
 	if huge {
-		cases = append(cases, fuzzCase{fmt.Sprintf("a %d KiB string", hugeString>>10), with(strs[:1], func(string) any { return strings.Repeat("A", hugeString) })})
+		cases = append(cases, fuzzCase{what: fmt.Sprintf("a %d KiB string", hugeString>>10), args: with(strs[:1], func(string) any { return strings.Repeat("A", hugeString) }), big: true})
 	}
 	return cases
 }
