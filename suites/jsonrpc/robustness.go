@@ -380,12 +380,17 @@ func atTheLimits(t *c.T, s *session.Session, method string) {
 	// nesting goes in as text, in place of a marker.
 	deepID, deep := withParam("deep", json.RawMessage(`"@@DEEP@@"`))
 	deep = bytes.Replace(deep, []byte(`"@@DEEP@@"`), []byte(strings.Repeat("[", deepLevels)+strings.Repeat("]", deepLevels)), 1)
+	// 2000 levels: past the 1000 some JSON readers stop at, within the
+	// 10000 of others.
+	midID, mid := withParam("deep2k", json.RawMessage(`"@@DEEP@@"`))
+	mid = bytes.Replace(mid, []byte(`"@@DEEP@@"`), []byte(strings.Repeat("[", 2000)+strings.Repeat("]", 2000)), 1)
 	cases := []struct {
 		what    string
 		id      jsonrpc.ID
 		payload []byte
 	}{
 		{fmt.Sprintf("a %d MiB request", oversizedBytes>>20), bigID, big},
+		{"a request nested 2000 levels deep", midID, mid},
 		{fmt.Sprintf("a request nested %d levels deep", deepLevels), deepID, deep},
 	}
 	for _, k := range cases {
