@@ -55,6 +55,9 @@ usage:
   mcpconform run [flags] -- COMMAND [ARGS...]   check a stdio server
   mcpconform run [flags] --url URL              check a Streamable HTTP server
   mcpconform run [flags] --config FILE          check the target a config file names (CONFIG.md)
+  mcpconform fuzz [flags] -- COMMAND | --url URL
+                                                fuzz a server (--seed, --duration, --checks,
+                                                --properties ids,raw,tools, --replay FILE)
   mcpconform inspect [flags] -- COMMAND | --url URL
                                                 connect like a host: identity, catalog,
                                                 --declarations json, --call NAME --args JSON
@@ -86,6 +89,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "list":
 		return cmdList(args[1:], stdout, stderr)
+	case "fuzz":
+		return cmdFuzz(args[1:], stdout, stderr)
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
 	case "report":

@@ -1,0 +1,239 @@
+// Package fuzz is mcpconform's protocol fuzzer: rapid generators of the
+// messages a client can send (valid and invalid), properties checked on
+// every exchange (one response per request with the same id and JSON
+// type, none for notifications, every server message valid for the
+// revision, the server alive afterwards, no crash, no hang), shrinking of
+// each failure to a minimal case, deduplication by signature, and replay
+// of saved cases.
+//
+// A case is a list of raw messages sent back to back; the oracle judges a
+// case from those bytes alone (see judge), so a saved case replays without
+// its generator.
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/policy"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"pgregory.net/rapid"
+)
+
+// Config is one campaign.
+type Config struct {
+	Target *target.Target
+	// Revision to fuzz; "" detects the newest one the server supports.
+	Revision catalog.Revision
+	// Policy decides which tools are called (the zero value is readonly).
+	Policy policy.CallPolicy
+	// Checks is the number of cases per property and round (default 100).
+	Checks int
+	// Seed makes the campaign repeatable (0: the caller picks one).
+	Seed uint64
+	// Duration bounds the whole campaign (default 30s).
+	Duration time.Duration
+	// Properties selects properties by name (nil: all).
+	Properties []string
+	// Rounds caps the rapid runs per property: after a finding the
+	// property runs again, its known signatures tolerated, to find others
+	// (default 4).
+	Rounds int
+	// Out receives progress and findings (nil: discarded).
+	Out io.Writer
+}
+
+// Finding is one failure, shrunk.
+type Finding struct {
+	Property  string `json:"property"`
+	Layer     string `json:"layer"`
+	Code      string `json:"code"`
+	Detail    string `json:"detail"`
+	Revision  string `json:"revision"`
+	Transport string `json:"transport"`
+	Seed      uint64 `json:"seed"`
+	// Messages is the shrunk case, replayable with --replay.
+	Messages []Raw `json:"messages"`
+	// Transcript is the minimal exchange, one line per frame.
+	Transcript []string `json:"transcript"`
+	// File is where the case was saved (set by the caller).
+	File string `json:"file,omitempty"`
+}
+
+// Signature deduplicates findings: property, layer, code.
+func (f Finding) Signature() string { return f.Property + "/" + f.Layer + "/" + f.Code }
+
+// Result is a campaign's outcome.
+type Result struct {
+	Revision catalog.Revision
+	Seed     uint64
+	Cases    int
+	// PerProperty counts the cases of each property (shrinking included).
+	PerProperty map[string]int
+	Exchanges   int
+	Elapsed     time.Duration
+	Findings    []Finding
+	// Skipped explains properties that did not run (no tools callable…).
+	Skipped []string
+}
+
+// Property names.
+const (
+	PropIDs   = "ids"   // envelope and id correlation
+	PropRaw   = "raw"   // byte-level faults
+	PropTools = "tools" // tool arguments from inputSchema
+)
+
+// Properties lists the property names in campaign order.
+func Properties() []string { return []string{PropIDs, PropRaw, PropTools} }
+
+// Run runs a campaign.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Checks <= 0 {
+		cfg.Checks = 100
+	}
+	if cfg.Duration <= 0 {
+		cfg.Duration = 30 * time.Second
+	}
+	if cfg.Rounds <= 0 {
+		cfg.Rounds = 4
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	for _, p := range cfg.Properties {
+		if !contains(Properties(), p) {
+			return nil, fmt.Errorf("unknown property %q (known: %s)", p, strings.Join(Properties(), ", "))
+		}
+	}
+	start := time.Now()
+	h, err := newHarness(ctx, cfg.Target, cfg.Revision)
+	if err != nil {
+		return nil, err
+	}
+	defer h.close()
+	res := &Result{Revision: h.rev, Seed: cfg.Seed, PerProperty: map[string]int{}}
+	deadline := start.Add(cfg.Duration)
+	props := cfg.Properties
+	if len(props) == 0 {
+		props = Properties()
+	}
+	gens := map[string]func(*rapid.T) [][]byte{}
+	gens[PropIDs] = h.genIDsCase
+	gens[PropRaw] = h.genRawCase
+	if ok, why := h.prepareTools(ctx, cfg.Policy); ok {
+		gens[PropTools] = h.genToolsCase
+	} else if contains(props, PropTools) {
+		res.Skipped = append(res.Skipped, PropTools+": "+why)
+		fmt.Fprintf(cfg.Out, "property %s skipped: %s\n", PropTools, why)
+	}
+	seen := map[string]bool{}
+	for i, p := range props {
+		gen := gens[p]
+		if gen == nil {
+			continue
+		}
+		// Each property gets an equal share of the time left.
+		share := time.Until(deadline) / time.Duration(len(props)-i)
+		pdl := time.Now().Add(share)
+		for round := 0; round < cfg.Rounds && time.Now().Before(pdl); round++ {
+			seed := cfg.Seed + uint64(i)*1000 + uint64(round)
+			f, cases := h.check(ctx, p, gen, seed, cfg.Checks, pdl, seen)
+			res.Cases += cases
+			res.PerProperty[p] += cases
+			if f == nil {
+				break
+			}
+			f.Seed = cfg.Seed
+			seen[f.Signature()] = true
+			res.Findings = append(res.Findings, *f)
+			PrintFinding(cfg.Out, *f)
+		}
+		fmt.Fprintf(cfg.Out, "property %s: done (%d cases so far, %d findings)\n", p, res.Cases, len(res.Findings))
+	}
+	res.Exchanges = int(h.exchanges.Load())
+	res.Elapsed = time.Since(start)
+	sort.SliceStable(res.Findings, func(a, b int) bool { return res.Findings[a].Signature() < res.Findings[b].Signature() })
+	return res, nil
+}
+
+// PrintFinding writes a finding with its minimal transcript.
+func PrintFinding(w io.Writer, f Finding) {
+	fmt.Fprintf(w, "FINDING %s (seed %d, %s over %s)\n  %s\n  minimal case: %d message(s)\n", f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail, len(f.Messages))
+	for _, l := range f.Transcript {
+		fmt.Fprintf(w, "    %s\n", l)
+	}
+	if f.File != "" {
+		fmt.Fprintf(w, "  replay: mcpconform fuzz --replay %s …\n", f.File)
+	}
+}
+
+// Save writes f's case to path as JSON (the replay file).
+func Save(path string, f Finding) error {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(path, append(b, '\n'))
+}
+
+// Load reads a replay file.
+func Load(path string) (Finding, error) {
+	var f Finding
+	b, err := readFile(path)
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(f.Messages) == 0 {
+		return f, fmt.Errorf("%s: no messages to replay", path)
+	}
+	for i, m := range f.Messages {
+		if _, err := m.Bytes(); err != nil {
+			return f, fmt.Errorf("%s: message %d: %w", path, i+1, err)
+		}
+	}
+	return f, nil
+}
+
+// Replay re-sends a saved case against the target and judges it with the
+// same oracle: it returns the problems found now (none: FIXED).
+func Replay(ctx context.Context, tg *target.Target, f Finding) ([]string, error) {
+	rev := catalog.Revision(f.Revision)
+	if !rev.Known() {
+		rev = ""
+	}
+	h, err := newHarness(ctx, tg, rev)
+	if err != nil {
+		return nil, err
+	}
+	defer h.close()
+	var msgs [][]byte
+	for _, m := range f.Messages {
+		b, _ := m.Bytes()
+		msgs = append(msgs, b)
+	}
+	ps, _ := h.exchange(ctx, msgs)
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
