@@ -44,9 +44,14 @@ func rawHeaders(s *session.Session, method string) http.Header {
 
 // sendRaw writes payload as is (stdio: plus one newline; HTTP: as the POST
 // body) and, on HTTP, waits until the whole reply was read (bounded by the
-// session's timeout). It returns the HTTP reply head (nil on stdio).
+// session's timeout, or limitWait for a payload of megabytes). It returns
+// the HTTP reply head (nil on stdio).
 func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Reply {
-	ctx, cancel := context.WithTimeout(t.Ctx, s.Timeout())
+	wait := s.Timeout()
+	if len(payload) > 1<<20 {
+		wait = max(wait, limitWait) // megabytes take a loaded machine a while to send
+	}
+	ctx, cancel := context.WithTimeout(t.Ctx, wait)
 	defer cancel()
 	mark := t.Mark()
 	if s.Transport() != wire.HTTP {
