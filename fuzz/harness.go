@@ -504,7 +504,10 @@ func (h *harness) check(ctx context.Context, prop string, gen func(*rapid.T) [][
 			cases++
 			ps, transcript := h.exchange(ctx, msgs)
 			for _, p := range ps {
-				f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: p.Detail,
+				// Server text quoted in a finding goes through the run's
+				// redactor like every report (the frames already did).
+				red := h.tg.Recorder.Redactor()
+				f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: red.String(p.Detail),
 					Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: transcript}
 				if known[f.Signature()] {
 					continue
