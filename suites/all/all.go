@@ -6,13 +6,20 @@ package all
 import (
 	"github.com/mcpconform/mcpconform/internal/conform"
 
+	_ "github.com/mcpconform/mcpconform/suites/auth"
 	_ "github.com/mcpconform/mcpconform/suites/caching"
+	_ "github.com/mcpconform/mcpconform/suites/http"
 	_ "github.com/mcpconform/mcpconform/suites/jsonrpc"
+	_ "github.com/mcpconform/mcpconform/suites/legacy"
 	_ "github.com/mcpconform/mcpconform/suites/lifecycle"
+	_ "github.com/mcpconform/mcpconform/suites/mrtr"
 	_ "github.com/mcpconform/mcpconform/suites/pagination"
 	_ "github.com/mcpconform/mcpconform/suites/prompts"
 	_ "github.com/mcpconform/mcpconform/suites/resources"
+	_ "github.com/mcpconform/mcpconform/suites/stale"
 	_ "github.com/mcpconform/mcpconform/suites/stdio"
+	_ "github.com/mcpconform/mcpconform/suites/subscriptions"
+	_ "github.com/mcpconform/mcpconform/suites/tasks"
 	_ "github.com/mcpconform/mcpconform/suites/tools"
 	_ "github.com/mcpconform/mcpconform/suites/utilities"
 )

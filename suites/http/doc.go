@@ -1,0 +1,2 @@
+// Package http holds the Streamable HTTP transport checks (HTTP-xxx).
+package http

@@ -1,0 +1,2 @@
+// Package subscriptions holds the subscriptions/listen checks (SUB-xxx).
+package subscriptions
