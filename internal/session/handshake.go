@@ -25,7 +25,19 @@ func InitializeParams(version string) map[string]any {
 // the negotiated version and (HTTP) the session id. It does not send
 // notifications/initialized.
 func (s *Session) Initialize(ctx context.Context, version string) (*Response, error) {
-	resp, err := s.Call(ctx, "initialize", InitializeParams(version), &CallOptions{NoMeta: true})
+	return s.InitializeWith(ctx, version, nil)
+}
+
+// InitializeWith is Initialize declaring the client capabilities caps
+// (nil: none), for checks that depend on what the client declared. Like
+// Initialize it records the session id, so the harness's own answers to
+// server requests carry it.
+func (s *Session) InitializeWith(ctx context.Context, version string, caps map[string]any) (*Response, error) {
+	params := InitializeParams(version)
+	if caps != nil {
+		params["capabilities"] = caps
+	}
+	resp, err := s.Call(ctx, "initialize", params, &CallOptions{NoMeta: true})
 	if err != nil {
 		return resp, err
 	}
