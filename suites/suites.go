@@ -60,6 +60,9 @@ type config struct {
 	callTools   string
 	samples     map[string]map[string]any
 	second      string
+	weak        string
+	expired     string
+	foreign     string
 }
 
 // WithEnv adds environment variables (NAME=value) for a stdio server.
@@ -129,6 +132,25 @@ func WithSecondBearerEnv(name string) Option {
 	return func(c *config) { c.second = os.Getenv(name) }
 }
 
+// WithWeakBearerEnv gives a valid token with fewer rights (scopes) than
+// the main one, held by environment variable name (HTTP), for AUTH-006
+// and STALE-007.
+func WithWeakBearerEnv(name string) Option {
+	return func(c *config) { c.weak = os.Getenv(name) }
+}
+
+// WithExpiredBearerEnv gives an expired token, held by environment
+// variable name (HTTP), for AUTH-002.
+func WithExpiredBearerEnv(name string) Option {
+	return func(c *config) { c.expired = os.Getenv(name) }
+}
+
+// WithForeignBearerEnv gives a valid token issued for another audience,
+// held by environment variable name (HTTP), for AUTH-005.
+func WithForeignBearerEnv(name string) Option {
+	return func(c *config) { c.foreign = os.Getenv(name) }
+}
+
 // Run checks the target and fails t with the ids of the failing
 // requirements. The terminal summary goes to t.Log.
 func Run(t *testing.T, tg Target, opts ...Option) {
@@ -143,13 +165,22 @@ func Run(t *testing.T, tg Target, opts ...Option) {
 	if c.reportDir == "" {
 		c.reportDir = t.TempDir()
 	}
-	redactor := wire.NewRedactor(c.bearer, c.second)
+	redactor := wire.NewRedactor(c.bearer, c.second, c.weak, c.expired, c.foreign)
 	trg := &target.Target{
 		Command: tg.command, URL: tg.url, Env: c.env, Dir: c.dir, Header: c.header,
 		Bearer: c.bearer, BearerSource: c.source, Timeout: c.timeout, Recorder: wire.NewRecorder(redactor),
 	}
 	if c.second != "" {
 		trg.SecondBearer, trg.SecondBearerSource = c.second, "WithSecondBearerEnv"
+	}
+	if c.weak != "" {
+		trg.WeakBearer, trg.WeakBearerSource = c.weak, "WithWeakBearerEnv"
+	}
+	if c.expired != "" {
+		trg.ExpiredBearer, trg.ExpiredBearerSource = c.expired, "WithExpiredBearerEnv"
+	}
+	if c.foreign != "" {
+		trg.ForeignBearer, trg.ForeignBearerSource = c.foreign, "WithForeignBearerEnv"
 	}
 	if err := trg.Validate(); err != nil {
 		t.Fatalf("mcpconform: %v", err)

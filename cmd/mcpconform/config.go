@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/config"
+	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/policy"
 )
 
@@ -39,6 +40,19 @@ func (tf *targetFlags) applyConfig(f *config.File, set map[string]bool, command 
 	if !set["second-bearer-env"] && !set["second-bearer-file"] {
 		tf.secondBearerEnv, tf.secondBearerFile = f.SecondBearerEnv, f.SecondBearerFile
 	}
+	for _, x := range []struct {
+		flag        string
+		env, file   *string
+		fenv, ffile string
+	}{
+		{"weak-bearer", &tf.weakBearerEnv, &tf.weakBearerFile, f.WeakBearerEnv, f.WeakBearerFile},
+		{"expired-bearer", &tf.expiredBearerEnv, &tf.expiredBearerFile, f.ExpiredBearerEnv, f.ExpiredBearerFile},
+		{"foreign-bearer", &tf.foreignBearerEnv, &tf.foreignBearerFile, f.ForeignBearerEnv, f.ForeignBearerFile},
+	} {
+		if !set[x.flag+"-env"] && !set[x.flag+"-file"] {
+			*x.env, *x.file = x.fenv, x.ffile
+		}
+	}
 	if !set["timeout"] && f.Timeout > 0 {
 		tf.timeout = f.Timeout
 	}
@@ -62,7 +76,16 @@ func (tf *targetFlags) applyConfig(f *config.File, set map[string]bool, command 
 	}
 	tf.headers = append(headers, tf.headers...)
 	tf.samples = f.SampleArgs
+	tf.catalogChange = f.CatalogChange
 	return command
+}
+
+// catalogTrigger converts the config's catalog_change for the checks.
+func catalogTrigger(t *config.Trigger) *conform.Trigger {
+	if t == nil {
+		return nil
+	}
+	return &conform.Trigger{Tool: t.Tool, Arguments: t.Arguments, Command: t.Command, Restore: catalogTrigger(t.Restore)}
 }
 
 // loadConfig reads --config (when given), merges it, and parses the call

@@ -26,6 +26,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
+	"github.com/mcpconform/mcpconform/internal/wire/stdio"
 	"github.com/mcpconform/mcpconform/reports"
 	_ "github.com/mcpconform/mcpconform/suites/all"
 )
@@ -35,7 +36,15 @@ const (
 	exitOK    = 0
 	exitFail  = 1
 	exitUsage = 2
+	// exitInterrupted (SIGINT) and exitTerminated (SIGTERM) end a run that
+	// a signal stopped (128 + the signal number, as shells report it).
+	exitInterrupted = 130
+	exitTerminated  = 143
 )
+
+// runMemoryLimit is the soft memory limit of `mcpconform run` unless
+// GOMEMLIMIT says otherwise.
+const runMemoryLimit = 384 << 20
 
 var version = ""
 
@@ -72,7 +81,8 @@ usage:
   mcpconform version
 
 run 'mcpconform run --help' for the run flags.
-exit codes: 0 conformant, 1 failures (or WARN with --strict), 2 usage error or target unreachable
+exit codes: 0 conformant, 1 failures (or WARN with --strict), 2 usage error or target unreachable,
+  130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (the reports hold the checks that finished)
 `
 
 func main() {
@@ -125,9 +135,16 @@ type targetFlags struct {
 	headers, envs                     multiFlag
 	configFile, callTools             string
 
+	// credentials for the authorization checks (AUTH-xxx, STALE-007)
+	weakBearerEnv, weakBearerFile       string
+	expiredBearerEnv, expiredBearerFile string
+	foreignBearerEnv, foreignBearerFile string
+
 	// set by build: the call policy and the config file's sample arguments
 	policy  policy.CallPolicy
 	samples map[string]map[string]any
+	// the config file's catalog_change trigger (STALE, SUB)
+	catalogChange *config.Trigger
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
@@ -136,6 +153,12 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&tf.bearerFile, "bearer-file", "", "file holding the bearer token")
 	fs.StringVar(&tf.secondBearerEnv, "second-bearer-env", "", "HTTP: environment variable holding a second principal's token (checks that compare what two principals see)")
 	fs.StringVar(&tf.secondBearerFile, "second-bearer-file", "", "HTTP: file holding a second principal's token")
+	fs.StringVar(&tf.weakBearerEnv, "weak-bearer-env", "", "HTTP: environment variable holding a valid token with fewer rights (scopes) than the main one (authorization checks)")
+	fs.StringVar(&tf.weakBearerFile, "weak-bearer-file", "", "HTTP: file holding a token with fewer rights than the main one")
+	fs.StringVar(&tf.expiredBearerEnv, "expired-bearer-env", "", "HTTP: environment variable holding an expired token (authorization checks)")
+	fs.StringVar(&tf.expiredBearerFile, "expired-bearer-file", "", "HTTP: file holding an expired token")
+	fs.StringVar(&tf.foreignBearerEnv, "foreign-bearer-env", "", "HTTP: environment variable holding a valid token issued for another audience/resource (authorization checks)")
+	fs.StringVar(&tf.foreignBearerFile, "foreign-bearer-file", "", "HTTP: file holding a token issued for another audience")
 	fs.StringVar(&tf.cwd, "cwd", "", "working directory of the stdio server")
 	fs.DurationVar(&tf.timeout, "timeout", 5*time.Second, "deadline for each response")
 	fs.Var(&tf.headers, "header", "extra HTTP header 'Name: value' (repeatable)")
@@ -187,6 +210,27 @@ func (tf *targetFlags) build(fs *flag.FlagSet, command []string) (*target.Target
 	}
 	tg.SecondBearer, tg.SecondBearerSource = token2, source2
 	redactor.AddSecret(token2)
+	for _, x := range []struct {
+		flag, env, file string
+		token, source   *string
+	}{
+		{"--weak-bearer", tf.weakBearerEnv, tf.weakBearerFile, &tg.WeakBearer, &tg.WeakBearerSource},
+		{"--expired-bearer", tf.expiredBearerEnv, tf.expiredBearerFile, &tg.ExpiredBearer, &tg.ExpiredBearerSource},
+		{"--foreign-bearer", tf.foreignBearerEnv, tf.foreignBearerFile, &tg.ForeignBearer, &tg.ForeignBearerSource},
+	} {
+		tok, src, err := bearer(x.flag, x.env, x.file)
+		if err != nil {
+			return nil, nil, err
+		}
+		if tok != "" && tf.url == "" {
+			return nil, nil, fmt.Errorf("%s-env/%s-file needs an HTTP target (--url)", x.flag, x.flag)
+		}
+		if tok != "" && tok == token {
+			return nil, nil, fmt.Errorf("the %s token equals the main one: give a different token", strings.TrimPrefix(x.flag, "--"))
+		}
+		*x.token, *x.source = tok, src
+		redactor.AddSecret(tok)
+	}
 	tg.Recorder = wire.NewRecorder(redactor)
 	if err := tg.Validate(); err != nil {
 		return nil, nil, err
@@ -272,7 +316,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		progress = io.Discard
 	}
 	dir, _ := filepath.Abs(*reportDir)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit: the caps bound what a hostile server makes the
+		// harness keep; this keeps the garbage around it from doubling
+		// the peak (the GC works harder near the limit, never fails).
+		debug.SetMemoryLimit(runMemoryLimit)
+	}
+	if tg.Transport() == wire.Stdio {
+		// No process a server spawns outlives the run, even one that left
+		// its process group (internal/wire/stdio reap.go).
+		_ = stdio.AdoptOrphans()
+		defer stdio.ReapOrphans()
+	}
 	fmt.Fprintf(progress, "mcpconform %s: checking %s (%s)\n", toolVersion(), tg.Describe(), tg.Transport())
+	conform.SetCatalogTrigger(catalogTrigger(tf.catalogChange))
 	out, err := runner.Run(runner.Config{
 		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window, MaxPages: *maxPages,
@@ -281,7 +338,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))
+		if errors.Is(err, runner.ErrInterrupted) {
+			return exitInterrupted
+		}
 		return exitUsage
+	}
+	if out.Signal != "" {
+		fmt.Fprintf(stderr, "mcpconform run: interrupted by %s: the reports hold the %d checks that finished\n", out.Signal, out.Report.Summary.Total)
+		if out.Signal == "SIGTERM" {
+			return exitTerminated
+		}
+		return exitInterrupted
 	}
 	if out.Report.Summary.Total == 0 {
 		fmt.Fprintf(stderr, "mcpconform run: the selection (--label-filter/--only/--skip) matched no check\n")

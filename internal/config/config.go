@@ -63,6 +63,13 @@ type File struct {
 	// source (http only), for checks that compare what two principals see
 	// (CACHE-003). At most one is set.
 	SecondBearerEnv, SecondBearerFile string
+	// WeakBearerEnv/File, ExpiredBearerEnv/File and ForeignBearerEnv/File
+	// name the sources (http only) of the authorization checks' tokens: a
+	// valid token with fewer rights, an expired token, and a valid token
+	// issued for another audience. At most one of each pair is set.
+	WeakBearerEnv, WeakBearerFile       string
+	ExpiredBearerEnv, ExpiredBearerFile string
+	ForeignBearerEnv, ForeignBearerFile string
 	// Headers holds extra HTTP headers as "Name: value", in file order.
 	Headers []string
 	// Timeout is the deadline for each response (0: not given).
@@ -73,12 +80,27 @@ type File struct {
 	// need a successful call of that tool. Values are JSON-compatible
 	// (string, float64 or int64, bool, nil, []any, map[string]any).
 	SampleArgs map[string]map[string]any
+	// CatalogChange is the step that changes the server's catalog
+	// (catalog_change), for the checks that need a change (STALE, SUB); nil
+	// when not given.
+	CatalogChange *Trigger
+}
+
+// Trigger is a catalog_change step: a tool to call with arguments, or a
+// command to run; Restore (optional) puts the catalog back afterwards.
+type Trigger struct {
+	Tool      string
+	Arguments map[string]any
+	Command   []string
+	Restore   *Trigger
 }
 
 // Fields lists the top-level keys of a config file.
 var Fields = []string{
 	"version", "transport", "command", "args", "url", "env", "cwd",
 	"bearer_env", "bearer_file", "second_bearer_env", "second_bearer_file", "headers", "timeout", "call_tools", "sample_arguments",
+	"weak_bearer_env", "weak_bearer_file", "expired_bearer_env", "expired_bearer_file", "foreign_bearer_env", "foreign_bearer_file",
+	"catalog_change",
 }
 
 // tokenFields are keys that would hold a credential itself.
@@ -367,6 +389,21 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 				return nil, err
 			}
 			f.SecondBearerFile = resolve(dir, f.SecondBearerFile)
+		case "weak_bearer_env", "expired_bearer_env", "foreign_bearer_env":
+			v, err := p.str(e)
+			if err != nil {
+				return nil, err
+			}
+			if strings.ContainsAny(v, "= \t") || len(v) > 128 {
+				return nil, p.fail(e.val.Line, "%s names an environment variable (its name, not the token)", e.key)
+			}
+			*f.tokenSource(e.key) = v
+		case "weak_bearer_file", "expired_bearer_file", "foreign_bearer_file":
+			v, err := p.str(e)
+			if err != nil {
+				return nil, err
+			}
+			*f.tokenSource(e.key) = resolve(dir, v)
 		case "timeout":
 			v, err := p.str(e)
 			if err != nil {
@@ -389,6 +426,10 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 			if f.SampleArgs, err = p.samples(e); err != nil {
 				return nil, err
 			}
+		case "catalog_change":
+			if f.CatalogChange, err = p.trigger(e, true); err != nil {
+				return nil, err
+			}
 		}
 	}
 
@@ -397,6 +438,11 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 	}
 	if f.SecondBearerEnv != "" && f.SecondBearerFile != "" {
 		return nil, p.fail(lines["second_bearer_file"], "give second_bearer_env or second_bearer_file, not both")
+	}
+	for _, k := range []string{"weak_bearer", "expired_bearer", "foreign_bearer"} {
+		if *f.tokenSource(k + "_env") != "" && *f.tokenSource(k + "_file") != "" {
+			return nil, p.fail(lines[k+"_file"], "give %s_env or %s_file, not both", k, k)
+		}
 	}
 	if len(args) > 0 && len(command) == 0 {
 		return nil, p.fail(lines["args"], "args needs command")
@@ -429,13 +475,32 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 		}
 	}
 	if f.Transport == Stdio {
-		for _, k := range []string{"headers", "bearer_env", "bearer_file", "second_bearer_env", "second_bearer_file"} {
+		for _, k := range []string{"headers", "bearer_env", "bearer_file", "second_bearer_env", "second_bearer_file",
+			"weak_bearer_env", "weak_bearer_file", "expired_bearer_env", "expired_bearer_file", "foreign_bearer_env", "foreign_bearer_file"} {
 			if _, ok := lines[k]; ok {
 				return nil, p.fail(lines[k], "%s applies to http servers; this config names a stdio target", k)
 			}
 		}
 	}
 	return f, nil
+}
+
+// tokenSource returns the field of an authorization-check token source key.
+func (f *File) tokenSource(key string) *string {
+	switch key {
+	case "weak_bearer_env":
+		return &f.WeakBearerEnv
+	case "weak_bearer_file":
+		return &f.WeakBearerFile
+	case "expired_bearer_env":
+		return &f.ExpiredBearerEnv
+	case "expired_bearer_file":
+		return &f.ExpiredBearerFile
+	case "foreign_bearer_env":
+		return &f.ForeignBearerEnv
+	default:
+		return &f.ForeignBearerFile
+	}
 }
 
 // resolve makes a path from the file relative to the file's directory;
@@ -540,4 +605,74 @@ func (p *parser) value(n *yaml.Node, depth int) (any, error) {
 		return nil, p.fail(n.Line, "sample_arguments: unsupported YAML type %s (quote the value to send a string)", n.ShortTag())
 	}
 	return nil, p.fail(n.Line, "sample_arguments: unsupported YAML value")
+}
+
+// trigger reads catalog_change (and its restore step): {tool, arguments}
+// or {command}, plus restore on the top level.
+func (p *parser) trigger(e entry, top bool) (*Trigger, error) {
+	if e.val.Kind != yaml.MappingNode {
+		return nil, p.fail(e.val.Line, "%s must be a mapping: {tool: NAME, arguments: {...}} or {command: [PROGRAM, ARGS...]}", e.key)
+	}
+	es, err := p.entries(e.val, e.key)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trigger{}
+	for _, x := range es {
+		if isNull(x.val) {
+			continue
+		}
+		switch {
+		case x.key == "tool":
+			if t.Tool, err = p.str(x); err != nil {
+				return nil, err
+			}
+		case x.key == "arguments":
+			if x.val.Kind != yaml.MappingNode {
+				return nil, p.fail(x.val.Line, "%s: arguments must be a mapping (a JSON object)", e.key)
+			}
+			v, err := p.value(x.val, 0)
+			if err != nil {
+				return nil, err
+			}
+			t.Arguments = v.(map[string]any)
+		case x.key == "command":
+			if x.val.Kind == yaml.SequenceNode {
+				if t.Command, err = p.strList(x); err != nil {
+					return nil, err
+				}
+			} else {
+				v, err := p.str(x)
+				if err != nil {
+					return nil, err
+				}
+				t.Command = []string{v}
+			}
+			if len(t.Command) == 0 {
+				return nil, p.fail(x.val.Line, "%s: command must not be empty", e.key)
+			}
+		case x.key == "restore" && top:
+			if t.Restore, err = p.trigger(x, false); err != nil {
+				return nil, err
+			}
+		default:
+			known := "tool, arguments, command"
+			if top {
+				known += ", restore"
+			}
+			return nil, p.fail(x.line, "%s: unknown field %q (known: %s)", e.key, x.key, known)
+		}
+	}
+	switch {
+	case t.Tool == "" && len(t.Command) == 0:
+		return nil, p.fail(e.val.Line, "%s needs tool (a tool to call) or command (a program to run)", e.key)
+	case t.Tool != "" && len(t.Command) > 0:
+		return nil, p.fail(e.val.Line, "%s: give tool or command, not both", e.key)
+	case t.Arguments != nil && t.Tool == "":
+		return nil, p.fail(e.val.Line, "%s: arguments needs tool", e.key)
+	}
+	if t.Tool != "" && t.Arguments == nil {
+		t.Arguments = map[string]any{}
+	}
+	return t, nil
 }

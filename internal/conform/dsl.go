@@ -49,6 +49,12 @@ type Outcome struct {
 	Frames []wire.Frame `json:"-"`
 }
 
+// String is the one-line form of an outcome, so that a formatter printing
+// it (Ginkgo's %+v of report entries) never prints its transcript.
+func (o *Outcome) String() string {
+	return fmt.Sprintf("%s %s (%s, %s): %s", o.Verdict, o.Requirement, o.Revision, o.Transport, o.Message)
+}
+
 // Label keys, the only ones a spec may carry.
 var LabelKeys = []string{"req", "level", "rev", "area", "transport"}
 

@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -72,10 +74,17 @@ type Config struct {
 type Outcome struct {
 	Report *reports.Report
 	Files  []string
+	// Signal names the signal (SIGINT, SIGTERM) that interrupted the run
+	// ("" when none did); the reports hold the checks that finished.
+	Signal string
 }
 
 // ErrUnreachable means the target could not be started or reached.
 var ErrUnreachable = errors.New("target unreachable")
+
+// ErrInterrupted means a signal stopped the run before any check ran (it
+// also matches ErrUnreachable, as before).
+var ErrInterrupted = errors.New("interrupted")
 
 type failRecorder struct{ failed bool }
 
@@ -116,10 +125,14 @@ func Run(cfg Config) (*Outcome, error) {
 		for _, s := range det.Sessions {
 			s.Close()
 		}
-		return nil, fmt.Errorf("%w: interrupted while probing the target, before any check ran", ErrUnreachable)
+		err := fmt.Errorf("%w: %w while probing the target, before any check ran", ErrUnreachable, ErrInterrupted)
+		writeUnreachable(cfg, det.Notes, started, err)
+		return nil, err
 	}
 	if det.Unreachable != nil {
-		return nil, fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
+		err := fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
+		writeUnreachable(cfg, det.Notes, started, fmt.Errorf("%w: %v", ErrUnreachable, det.Unreachable))
+		return nil, err
 	}
 	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
 		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages}
@@ -141,6 +154,7 @@ func Run(cfg Config) (*Outcome, error) {
 		}
 	}
 	if len(revs) == 0 {
+		writeUnreachable(cfg, det.Notes, started, fmt.Errorf("%w: the target supports no revision mcpconform knows", ErrUnreachable))
 		return nil, fmt.Errorf("%w: the target supports no revision mcpconform knows\n  %s", ErrUnreachable, strings.Join(det.Notes, "\n  "))
 	}
 	env.Revisions = revs
@@ -178,9 +192,9 @@ func Run(cfg Config) (*Outcome, error) {
 			era.Error = err.Error()
 		} else {
 			red := tg.Recorder.Redactor()
-			era.ServerInfo = red.Bytes(s.ServerInfo())
+			era.ServerInfo = validUTF8(red.Bytes(s.ServerInfo()))
 			if b, err := json.Marshal(s.Capabilities()); err == nil && s.Capabilities() != nil {
-				era.Capabilities = red.Bytes(b)
+				era.Capabilities = validUTF8(red.Bytes(b))
 			}
 		}
 		era.Error = tg.Recorder.Redactor().String(era.Error)
@@ -197,9 +211,15 @@ func Run(cfg Config) (*Outcome, error) {
 	}
 
 	if sigCtx.Err() != nil {
-		return nil, fmt.Errorf("%w: interrupted while opening sessions, before any check ran", ErrUnreachable)
+		err := fmt.Errorf("%w: %w while opening sessions, before any check ran", ErrUnreachable, ErrInterrupted)
+		writeUnreachable(cfg, det.Notes, started, err)
+		return nil, err
 	}
 	stopSignals() // Ginkgo's interrupt handler takes over: it ends the running check and still writes the reports
+	// Watch for the signal beside Ginkgo, to tell the caller which one.
+	sigSeen := make(chan os.Signal, 1)
+	signal.Notify(sigSeen, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigSeen)
 
 	conform.SetEnv(env)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
@@ -242,6 +262,7 @@ func Run(cfg Config) (*Outcome, error) {
 			return strings.Contains(strings.ToLower(s), "interrupt") || strings.Contains(strings.ToLower(s), "timeout")
 		})
 		rep.Stderr = tg.Recorder.Redactor().String(stderrOf(env))
+		validReport(rep)
 		out.Report = rep
 		out.Files = writeReports(cfg, rep, gr)
 	})
@@ -255,8 +276,43 @@ func Run(cfg Config) (*Outcome, error) {
 	if out.Report == nil {
 		return nil, errors.New("the run ended without a report")
 	}
+	select {
+	case sig := <-sigSeen:
+		out.Signal = signalName(sig)
+		out.Report.Interrupted = true
+	default:
+	}
 	reports.Terminal(cfg.Summary, out.Report, out.Files)
 	return &out, nil
+}
+
+// writeUnreachable writes the reports of a run that ended before any
+// check ran (target unreachable, interrupted while probing): no results,
+// the detection notes, and a summary that does not pass and says why.
+func writeUnreachable(cfg Config, notes []string, started time.Time, cause error) {
+	if cfg.ReportDir == "" {
+		return
+	}
+	tg := cfg.Target
+	red := tg.Recorder.Redactor()
+	rep := &reports.Report{
+		SchemaVersion: reports.SchemaVersion,
+		Tool:          reports.Tool{Name: "mcpconform", Version: cfg.Version},
+		Target:        targetOf(tg, cfg.ConfigFile),
+		CallPolicy:    cfg.Policy.String(),
+		Detection:     append(redactAll(red, notes), red.String(cause.Error())),
+		StartedAt:     started,
+		DurationMs:    time.Since(started).Milliseconds(),
+		Results:       []reports.Result{},
+		Eras:          []reports.Era{},
+		Revisions:     []string{},
+		Interrupted:   errors.Is(cause, ErrInterrupted),
+	}
+	rep.Summary = reports.Summarize(nil, cfg.Strict)
+	rep.Summary.Passed = false
+	rep.Summary.HollowReason = "no check ran: " + red.String(cause.Error())
+	validReport(rep)
+	writeReports(cfg, rep, ginkgo.Report{SuiteDescription: cfg.Describe, SuiteSucceeded: false})
 }
 
 func writeReports(cfg Config, rep *reports.Report, gr ginkgo.Report) []string {
@@ -269,12 +325,34 @@ func writeReports(cfg Config, rep *reports.Report, gr ginkgo.Report) []string {
 	} else {
 		fmt.Fprintf(os.Stderr, "mcpconform: writing report.json: %v\n", err)
 	}
-	if p, err := reports.WriteJUnit(cfg.ReportDir, gr, rep); err == nil {
+	if p, err := reports.WriteJUnit(cfg.ReportDir, junitSafe(gr), rep); err == nil {
 		files = append(files, p)
 	} else {
 		fmt.Fprintf(os.Stderr, "mcpconform: writing junit.xml: %v\n", err)
 	}
 	return append(files, reports.WriteDerived(cfg.ReportDir, rep, os.Stderr)...)
+}
+
+// junitSafe returns gr with each check's outcome entry replaced by a
+// one-line summary: Ginkgo renders report entries with %+v into the JUnit
+// timelines of failed specs, which for an Outcome would spell out every
+// transcript byte as a decimal number (a 16 MiB message became 67 MB of
+// junit.xml). The transcript is in report.json.
+func junitSafe(gr ginkgo.Report) ginkgo.Report {
+	specs := make(types.SpecReports, len(gr.SpecReports))
+	for i, sr := range gr.SpecReports {
+		entries := make(types.ReportEntries, len(sr.ReportEntries))
+		for j, e := range sr.ReportEntries {
+			if o, ok := e.GetRawValue().(*conform.Outcome); ok && e.Name == conform.EntryName {
+				e.Value = types.WrapEntryValue(fmt.Sprintf("%s %s (%s, %s): %s", o.Verdict, o.Requirement, o.Revision, o.Transport, o.Message))
+			}
+			entries[j] = e
+		}
+		sr.ReportEntries = entries
+		specs[i] = sr
+	}
+	gr.SpecReports = specs
+	return gr
 }
 
 func stderrOf(env *conform.Env) string {
@@ -302,6 +380,18 @@ func targetOf(t *target.Target, configFile string) reports.Target {
 			rt.Auth += "; "
 		}
 		rt.Auth += "second principal's bearer token from " + t.SecondBearerSource
+	}
+	for _, extra := range []struct{ value, what, source string }{
+		{t.WeakBearer, "weaker token", t.WeakBearerSource},
+		{t.ExpiredBearer, "expired token", t.ExpiredBearerSource},
+		{t.ForeignBearer, "foreign-audience token", t.ForeignBearerSource},
+	} {
+		if extra.value != "" {
+			if rt.Auth != "" {
+				rt.Auth += "; "
+			}
+			rt.Auth += extra.what + " from " + extra.source
+		}
 	}
 	for k := range t.Header {
 		rt.Headers = append(rt.Headers, k)
@@ -339,9 +429,13 @@ func resultsOf(gr ginkgo.Report) []reports.Result {
 				o.Level = r.LevelFor(catalog.Revision(rev))
 			}
 		}
+		msg := o.Message
+		if o.Verdict == conform.FAIL || o.Verdict == conform.WARN || o.Verdict == conform.ERROR {
+			msg = withCauses(msg, o.Frames)
+		}
 		res := reports.Result{
 			Requirement: o.Requirement, Level: string(o.Level), Verdict: string(o.Verdict), Transport: o.Transport,
-			Revision: string(o.Revision), Message: o.Message, Expected: o.Expected, Actual: o.Actual, Notes: o.Notes,
+			Revision: string(o.Revision), Message: msg, Expected: o.Expected, Actual: o.Actual, Notes: o.Notes,
 			DurationMs: float64(sr.RunTime.Microseconds()) / 1000, Transcript: reports.TranscriptOf(o.Frames),
 		}
 		if r, ok := catalog.Get(o.Requirement); ok {
@@ -350,6 +444,33 @@ func resultsOf(gr ginkgo.Report) []reports.Result {
 		out = append(out, res)
 	}
 	return out
+}
+
+// withCauses appends to a verdict's message the transport problems
+// (wire.CausePrefix notes) recorded while the check ran, so that a check
+// that saw silence or garbage names the cause (a cap exceeded, invalid
+// UTF-8, a message cut off, a crash). At most three distinct ones.
+func withCauses(msg string, frames []wire.Frame) string {
+	var causes []string
+	seen := map[string]bool{}
+	for _, f := range frames {
+		c, ok := strings.CutPrefix(f.Note, wire.CausePrefix)
+		if f.Kind != wire.KindNote || !ok {
+			continue
+		}
+		key, _, _ := strings.Cut(c, " (")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if len(causes) < 3 {
+			causes = append(causes, c)
+		}
+	}
+	if len(causes) == 0 {
+		return msg
+	}
+	return msg + " [" + wire.CausePrefix + strings.Join(causes, "; ") + "]"
 }
 
 func labelValue(sr types.SpecReport, key string) string {
@@ -403,6 +524,53 @@ func validateReport(preview types.Report) error {
 		return fmt.Errorf("the spec tree is invalid:\n  %s", strings.Join(problems, "\n  "))
 	}
 	return nil
+}
+
+// validUTF8 makes a raw JSON value from the server fit for the reports:
+// invalid UTF-8 (which valid JSON holds only inside strings) becomes
+// U+FFFD, as encoding/json does for strings.
+func validUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	return bytes.ToValidUTF8(b, []byte("\uFFFD"))
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// validReport replaces invalid UTF-8 in the report's free text (server
+// text quoted in detection notes, messages and stderr) with U+FFFD, so
+// that every report file is valid UTF-8 whatever the server sent.
+func validReport(rep *reports.Report) {
+	fix := func(s *string) {
+		if !utf8.ValidString(*s) {
+			*s = strings.ToValidUTF8(*s, "\uFFFD")
+		}
+	}
+	for i := range rep.Detection {
+		fix(&rep.Detection[i])
+	}
+	for i := range rep.Eras {
+		fix(&rep.Eras[i].Error)
+	}
+	fix(&rep.Stderr)
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		fix(&r.Message)
+		fix(&r.Expected)
+		fix(&r.Actual)
+		for j := range r.Notes {
+			fix(&r.Notes[j])
+		}
+	}
 }
 
 func redactAll(r *wire.Redactor, ss []string) []string {

@@ -36,6 +36,14 @@ type Target struct {
 	// principals see (CACHE-003). SecondBearerSource says where it came from.
 	SecondBearer       string
 	SecondBearerSource string
+	// Credentials for the authorization checks (HTTP only; never printed;
+	// registered with the redactor), each with where it came from:
+	// WeakBearer is a valid token with fewer rights (scopes) than Bearer;
+	// ExpiredBearer an expired token; ForeignBearer a valid, well-formed
+	// token issued for another audience (resource).
+	WeakBearer, WeakBearerSource       string
+	ExpiredBearer, ExpiredBearerSource string
+	ForeignBearer, ForeignBearerSource string
 	// Header holds extra HTTP headers.
 	Header http.Header
 	// Timeout bounds each read (per request).
@@ -154,6 +162,30 @@ func (t *Target) OpenSecond(ctx context.Context, rev catalog.Revision) (*session
 	return handshake(ctx, session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder}), rev)
 }
 
+// SessionWith opens a new HTTP connection that sends bearer ("" for no
+// Authorization header) instead of the target's token, and wraps it in a
+// session for rev (nothing is sent yet). The connection is named
+// "http#N/<label>". The caller registers bearer with the redactor.
+func (t *Target) SessionWith(rev catalog.Revision, bearer, label string) (*session.Session, error) {
+	if t.URL == "" {
+		return nil, errors.New("a connection with another credential needs an HTTP target")
+	}
+	conn, err := t.connect(bearer, "/"+label)
+	if err != nil {
+		return nil, err
+	}
+	return session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder}), nil
+}
+
+// OpenWith is SessionWith followed by the era's handshake.
+func (t *Target) OpenWith(ctx context.Context, rev catalog.Revision, bearer, label string) (*session.Session, error) {
+	s, err := t.SessionWith(rev, bearer, label)
+	if err != nil {
+		return nil, err
+	}
+	return handshake(ctx, s, rev)
+}
+
 // Detection is the outcome of probing the target's eras.
 type Detection struct {
 	// Revisions to run, modern first.
@@ -243,13 +275,25 @@ func garbage(s *session.Session) string {
 			n++
 		}
 	}
-	if n == 0 {
-		return ""
+	var b strings.Builder
+	if n > 0 {
+		if len(first) > 80 {
+			first = append(first[:80:80], "…"...)
+		}
+		fmt.Fprintf(&b, "; meanwhile it wrote %d messages that are not JSON-RPC, the first: %q", n, first)
 	}
-	if len(first) > 80 {
-		first = append(first[:80:80], "…"...)
+	if sc, ok := s.Conn().(*stdio.Conn); ok {
+		if st := sc.ExitState(); st != "" {
+			fmt.Fprintf(&b, "; the server process ended (%s)", st)
+			if tail := strings.TrimSpace(sc.Stderr()); tail != "" {
+				if len(tail) > 300 {
+					tail = "…" + tail[len(tail)-300:]
+				}
+				fmt.Fprintf(&b, ", its stderr ends: %q", tail)
+			}
+		}
 	}
-	return fmt.Sprintf("; meanwhile it wrote %d messages that are not JSON-RPC, the first: %q", n, first)
+	return b.String()
 }
 
 // listsModern reports whether a discover result names 2026-07-28 among its

@@ -2,7 +2,10 @@ package wire
 
 import (
 	"bytes"
+	"encoding/base64"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,13 +39,50 @@ func NewRedactor(secrets ...string) *Redactor {
 
 // AddSecret registers a value that must never appear in output. Values
 // shorter than 4 bytes are ignored (they would redact ordinary text).
+// The encoded forms a server may echo it in are registered too (see
+// SecretForms): base64 (standard and URL alphabets, at any alignment
+// inside a longer encoded text) and URL encoding.
 func (r *Redactor) AddSecret(s string) {
 	if r == nil || len(s) < 4 {
 		return
 	}
 	r.mu.Lock()
-	r.secrets = append(r.secrets, []byte(s))
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	for _, f := range SecretForms(s) {
+		if !slices.ContainsFunc(r.secrets, func(b []byte) bool { return string(b) == f }) {
+			r.secrets = append(r.secrets, []byte(f))
+		}
+	}
+	// Longest first: a form that contains another is replaced whole.
+	slices.SortStableFunc(r.secrets, func(a, b []byte) int { return len(b) - len(a) })
+}
+
+// SecretForms returns s and the encoded forms of s that are long enough
+// to be recognised safely: its URL encodings, and for base64 (standard
+// and URL alphabets) the characters that encode s alone at each of the
+// three alignments s can have inside a longer encoded text ("Bearer " +
+// s, say), whatever surrounds it.
+func SecretForms(s string) []string {
+	forms := []string{s}
+	add := func(f string) {
+		if len(f) >= 8 && !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	add(url.QueryEscape(s))
+	add(url.PathEscape(s))
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		add(strings.TrimRight(enc.EncodeToString([]byte(s)), "="))
+		for k := 0; k < 3; k++ {
+			b := enc.EncodeToString(append(make([]byte, k), s...))
+			// character i encodes bits [6i, 6i+6): keep those within s's bits
+			lo, hi := (8*k+5)/6, (8*(k+len(s)))/6
+			if hi > lo && hi <= len(b) {
+				add(b[lo:hi])
+			}
+		}
+	}
+	return forms
 }
 
 // AddHeader marks a header name whose values are secret.

@@ -6,8 +6,10 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 )
 
 // Transport names, as used in labels, reports and the catalog.
@@ -147,8 +149,59 @@ type HTTPDoer interface {
 // knows that no more frames of that exchange will come.
 const NoteExchangeEnd = "exchange end"
 
+// CausePrefix starts the Note of a KindNote frame that records a transport
+// problem on the server's side: a per-message cap exceeded, invalid UTF-8,
+// a message cut off by the end of the stream, an exit nobody asked for.
+// The runner quotes such notes in the verdict of a check that did not pass
+// while they were recorded, so the verdict names the cause.
+const CausePrefix = "transport problem: "
+
 // Errors.
 var (
 	ErrClosed  = errors.New("connection closed")
 	ErrTimeout = errors.New("timed out")
 )
+
+// Size renders a byte count for messages: "16 MiB", "300.5 MiB", "12 KiB",
+// "17 bytes".
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		if n%(1<<20) == 0 {
+			return fmt.Sprintf("%d MiB", n>>20)
+		}
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}
+
+// InvalidUTF8 returns the offset of the first invalid UTF-8 byte in b, or
+// -1 when b is valid. When cut is set, b was cut at a size cap and a
+// character left incomplete at its very end does not count.
+func InvalidUTF8(b []byte, cut bool) int {
+	if cut {
+		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				if !utf8.FullRune(b[i:]) {
+					b = b[:i]
+				}
+				break
+			}
+		}
+	}
+	if utf8.Valid(b) {
+		return -1
+	}
+	at := 0
+	for at < len(b) {
+		r, n := utf8.DecodeRune(b[at:])
+		if r == utf8.RuneError && n <= 1 {
+			return at
+		}
+		at += n
+	}
+	return -1
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	c "github.com/mcpconform/mcpconform/internal/conform"
@@ -41,6 +42,10 @@ var _ = c.Area("stdio", func() {
 				t.Check(ok, "one JSON-RPC message or (2025-03-26) one batch of messages per line", c.Clip(f.Raw),
 					"a stdout line is a JSON array but not a batch of JSON-RPC messages")
 				continue
+			}
+			if !utf8.Valid(raw) {
+				t.Violation("one complete UTF-8 JSON-RPC message per line", c.Clip(f.Raw),
+					"invalid UTF-8 in server output: a stdout line is not valid UTF-8")
 			}
 			m, err := jsonrpc.Decode(raw)
 			if err != nil {

@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -61,6 +63,14 @@ type Conn struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// closing is set once the harness starts ending the process (closes
+	// stdin, signals it); sent counts the messages written to stdin.
+	closing atomic.Bool
+	sent    atomic.Int64
+	// eofWaited and termWaited are set once CloseStdinAndWait and
+	// TerminateAndWait have waited: Close does not wait again.
+	eofWaited, termWaited atomic.Bool
 }
 
 // Start launches the command in its own process group.
@@ -103,7 +113,13 @@ func Start(opts Options) (*Conn, error) {
 	cmd.Dir = opts.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	liveMu.Lock() // ReapOrphans must not take the new process for an orphan
+	err = cmd.Start()
+	if err == nil {
+		live[cmd.Process.Pid] = true
+	}
+	liveMu.Unlock()
+	if err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
 			f.Close()
 		}
@@ -136,6 +152,9 @@ func Start(opts Options) (*Conn, error) {
 
 func (c *Conn) wait() {
 	c.exitErr = c.cmd.Wait()
+	liveMu.Lock()
+	delete(live, c.cmd.Process.Pid)
+	liveMu.Unlock()
 	close(c.exited)
 }
 
@@ -190,6 +209,7 @@ func (c *Conn) Send(ctx context.Context, payload []byte, opts *wire.SendOptions)
 		_ = c.stdin.SetWriteDeadline(time.Time{})
 	}
 	c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.Out, Kind: wire.KindMessage, Raw: payload})
+	c.sent.Add(1)
 	_, err := c.stdin.Write(buf)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -208,9 +228,12 @@ func (c *Conn) readStdout() {
 	r := bufio.NewReaderSize(c.stdout, 64<<10)
 	max := c.opts.MaxLineBytes
 	for {
-		line, truncated, err := readLine(r, max)
+		line, total, err := readLine(r, max)
+		truncated := total > len(line)
 		if len(line) > 0 || (err == nil) {
-			if !c.q.push(c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindMessage, Raw: line, Truncated: truncated})) {
+			f := c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindMessage, Raw: line, Truncated: truncated})
+			c.lineCauses(line, total, err)
+			if !c.q.push(f) {
 				break // closing
 			}
 		}
@@ -227,36 +250,61 @@ func (c *Conn) readStdout() {
 	note := "server closed stdout"
 	if s := c.ExitState(); s != "" {
 		note += "; process " + s
+		if !c.closing.Load() && s != "exit status 0" {
+			c.cause(fmt.Sprintf("the server process ended on its own (%s) after %d messages from the harness", s, c.sent.Load()))
+		}
 	}
 	f := c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindClosed, Note: note})
 	c.q.push(f)
 	c.q.close()
 }
 
+// cause records a transport problem of the server (wire.CausePrefix).
+func (c *Conn) cause(text string) {
+	c.rec.Note(c.opts.Name, wire.CausePrefix+text)
+}
+
+// lineCauses records what is wrong with one stdout line at the transport
+// level: longer than the cap, invalid UTF-8, cut off by the end of stdout
+// (err != nil: no newline came).
+func (c *Conn) lineCauses(line []byte, total int, err error) {
+	if total > len(line) {
+		c.cause(fmt.Sprintf("a stdout line exceeds the %s cap (%s in all): cut at the cap, the rest read and discarded",
+			wire.Size(int64(c.opts.MaxLineBytes)), wire.Size(int64(total))))
+	}
+	if at := wire.InvalidUTF8(line, total > len(line)); at >= 0 {
+		c.cause(fmt.Sprintf("invalid UTF-8 in server output (a stdout line of %d bytes, first invalid byte 0x%02x at offset %d)", total, line[at], at))
+	}
+	if err != nil && total > 0 {
+		c.cause(fmt.Sprintf("stdout ended in the middle of a message: %d bytes without the final newline", total))
+	}
+}
+
 // readLine reads one '\n'-terminated line, keeping at most max bytes of
-// content (the newline does not count against max).
-func readLine(r *bufio.Reader, max int) (line []byte, truncated bool, err error) {
+// content (the newline does not count against max); total is the length
+// of the whole line.
+func readLine(r *bufio.Reader, max int) (line []byte, total int, err error) {
 	for {
 		chunk, e := r.ReadSlice('\n')
 		if e == nil {
 			chunk = chunk[:len(chunk)-1] // drop the newline
 		}
+		total += len(chunk)
 		room := max - len(line)
 		if len(chunk) > room {
 			if room > 0 {
 				line = append(line, chunk[:room]...)
 			}
-			truncated = true
 		} else {
 			line = append(line, chunk...)
 		}
 		switch {
 		case e == nil:
-			return line, truncated, nil
+			return line, total, nil
 		case errors.Is(e, bufio.ErrBufferFull):
 			continue
 		default:
-			return line, truncated, e
+			return line, total, e
 		}
 	}
 }
@@ -268,28 +316,56 @@ func (c *Conn) readStderr(f *os.File) {
 }
 
 // Close runs the spec's shutdown: close stdin, wait, SIGTERM, wait, SIGKILL.
-// The whole process group is signalled and the process is always reaped.
+// The whole process group is signalled and the process is always reaped;
+// so are the server's descendants that left the group (see AdoptOrphans).
+// Once a process of the same command has ignored stdin EOF (or SIGTERM),
+// later ones get learnedWait instead of ExitWait for that step.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
+		c.closing.Store(true)
 		c.writeMu.Lock()
 		c.stdin.Close()
 		c.writeMu.Unlock()
 		pgid := c.cmd.Process.Pid
+		// A shutdown check already gave the process its time: no second
+		// wait. A server of this command that was seen to ignore stdin EOF
+		// (or SIGTERM) before gets a short wait only: a run does not pay
+		// the full grace for each of its many processes.
+		hint := hintFor(c.opts.Command)
+		afterEOF, afterTerm := c.opts.ExitWait, c.opts.ExitWait
+		if hint.ignoresEOF.Load() {
+			afterEOF = min(afterEOF, learnedWait)
+		}
+		if hint.ignoresTERM.Load() {
+			afterTerm = min(afterTerm, learnedWait)
+		}
+		if c.eofWaited.Load() {
+			afterEOF = 0
+		}
+		if c.termWaited.Load() {
+			afterEOF, afterTerm = 0, 0
+		}
 		select {
 		case <-c.exited:
-		case <-time.After(c.opts.ExitWait):
-			c.rec.Note(c.opts.Name, "no exit after stdin EOF; SIGTERM sent to the process group")
+		case <-time.After(afterEOF):
+			hint.ignoresEOF.Store(true)
+			c.rec.Note(c.opts.Name, fmt.Sprintf("no exit %s after stdin EOF; SIGTERM sent to the process group", afterEOF))
 			_ = syscall.Kill(-pgid, syscall.SIGTERM)
 			select {
 			case <-c.exited:
-			case <-time.After(c.opts.ExitWait):
+			case <-time.After(afterTerm):
+				hint.ignoresTERM.Store(true)
 				c.rec.Note(c.opts.Name, "no exit after SIGTERM; SIGKILL sent to the process group")
 				_ = syscall.Kill(-pgid, syscall.SIGKILL)
 				<-c.exited
 			}
 		}
-		// Children left in the group would keep pipes open: end them too.
+		// Children left in the group would keep pipes open: end them too,
+		// and those that left the group (adopted orphans).
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if n := ReapOrphans(); n > 0 {
+			c.rec.Note(c.opts.Name, fmt.Sprintf("%d orphaned descendant process(es) of the server killed", n))
+		}
 		close(c.q.stop) // a reader blocked on a full queue gives up
 		select {
 		case <-c.readDone:
@@ -311,12 +387,50 @@ func (c *Conn) Close() error {
 	return c.closeErr
 }
 
+// learnedWait is how long Close waits after stdin EOF (or SIGTERM) for a
+// server whose command was already seen to ignore it.
+const learnedWait = 100 * time.Millisecond
+
+// shutdownHint is what earlier processes of one command taught about its
+// shutdown.
+type shutdownHint struct{ ignoresEOF, ignoresTERM atomic.Bool }
+
+var hints sync.Map // command (NUL-joined) → *shutdownHint
+
+func hintFor(command []string) *shutdownHint {
+	v, _ := hints.LoadOrStore(strings.Join(command, "\x00"), &shutdownHint{})
+	return v.(*shutdownHint)
+}
+
 // CloseStdinAndWait reports whether the process exits within d after stdin EOF,
 // without signalling it (for shutdown checks). It closes stdin.
 func (c *Conn) CloseStdinAndWait(d time.Duration) bool {
+	c.closing.Store(true)
 	c.writeMu.Lock()
 	c.stdin.Close()
 	c.writeMu.Unlock()
+	defer c.eofWaited.Store(true)
+	select {
+	case <-c.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// TerminateAndWait sends SIGTERM to the process group and reports whether
+// the process exits within d, without escalating (for shutdown checks;
+// Close still runs the rest of the shutdown sequence).
+func (c *Conn) TerminateAndWait(d time.Duration) bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+	}
+	c.closing.Store(true)
+	c.rec.Note(c.opts.Name, "SIGTERM sent to the process group")
+	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGTERM)
+	defer c.termWaited.Store(true)
 	select {
 	case <-c.exited:
 		return true

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -36,8 +37,10 @@ type exchange struct {
 
 	sse        bool
 	minorNotes int
-	suppressed int
-	messages   int
+	// capCauses and utf8Causes count the cause notes of SSE events (at most 3 each).
+	capCauses, utf8Causes int
+	suppressed            int
+	messages              int
 }
 
 // capReader reads at most left bytes; one byte more means errBodyCap.
@@ -152,8 +155,17 @@ func (x *exchange) readWhole(body io.Reader, jsonBody bool) {
 	}
 	f.Raw = raw
 	f.Truncated = truncated
+	overCap := err == nil && int64(buf.Len()) > x.c.maxMsg
+	// Causes are recorded before the frame is delivered: a check that
+	// reacts to the frame finds them in its transcript.
+	if overCap {
+		x.cause(fmt.Sprintf("a response body exceeds the %s message cap: cut at the cap, the rest discarded", wire.Size(x.c.maxMsg)))
+	}
+	if jsonBody {
+		x.utf8Cause(raw, truncated, "response body")
+	}
 	x.c.emit(f)
-	if err == nil && int64(buf.Len()) > x.c.maxMsg {
+	if overCap {
 		// Discard the rest without buffering it.
 		_, err = io.Copy(io.Discard, body)
 	}
@@ -162,17 +174,35 @@ func (x *exchange) readWhole(body io.Reader, jsonBody bool) {
 	}
 }
 
+// cause records a transport problem in the transcript only (it is not
+// delivered to Recv: the frames a reader sees stay as they were).
+func (x *exchange) cause(text string) {
+	f := x.frame(wire.KindNote)
+	f.Conn = x.c.name
+	f.Note = wire.CausePrefix + text
+	x.c.rec.Record(f)
+}
+
+// utf8Cause records invalid UTF-8 in a JSON payload as a transport problem.
+func (x *exchange) utf8Cause(raw []byte, truncated bool, what string) {
+	if at := wire.InvalidUTF8(raw, truncated); at >= 0 {
+		x.cause(fmt.Sprintf("invalid UTF-8 in server output (a %s of %d bytes, first invalid byte 0x%02x at offset %d)", what, len(raw), raw[at], at))
+	}
+}
+
 // stopText says why reading a body ended early.
 func (x *exchange) stopText(err error) string {
 	switch {
 	case errors.Is(err, errBodyCap):
-		return fmt.Sprintf("response body exceeded %d bytes (MaxBodyBytes); body closed", x.c.maxBody)
+		return wire.CausePrefix + fmt.Sprintf("response body exceeded %d bytes (%s, MaxBodyBytes); body closed", x.c.maxBody, wire.Size(x.c.maxBody))
 	case x.c.isClosed():
 		return "connection closed while reading the response body; body closed"
 	case x.ctx.Err() != nil:
 		return fmt.Sprintf("request context done while reading the response body (%v); body closed (client-side cancellation)", x.ctx.Err())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return wire.CausePrefix + "the server closed the connection in the middle of a response body (" + err.Error() + ")"
 	default:
-		return fmt.Sprintf("response body read error: %v", err)
+		return wire.CausePrefix + fmt.Sprintf("response body read error: %v", err)
 	}
 }
 
@@ -221,6 +251,14 @@ func (x *exchange) onEvent(ev sseEvent) {
 	f.HTTP.EventID = ev.ID
 	f.HTTP.Event = ev.Event
 	x.messages++
+	if ev.Truncated && x.capCauses < 3 {
+		x.capCauses++
+		x.cause(fmt.Sprintf("an SSE event's data exceeds the %s message cap: cut at the cap, the rest discarded", wire.Size(x.c.maxMsg)))
+	}
+	if x.utf8Causes < 3 && !utf8.Valid(ev.Data) {
+		x.utf8Causes++
+		x.utf8Cause(ev.Data, ev.Truncated, "SSE event's data")
+	}
 	x.c.emit(f)
 }
 

@@ -237,6 +237,11 @@ func (c *Conn) Do(ctx context.Context, method string, body []byte, opts *wire.Se
 		if c.isClosed() && ctx.Err() == nil {
 			return nil, fmt.Errorf("%s: %s: %w", c.name, method, wire.ErrClosed)
 		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The server took the request and answered nothing in time: the
+			// same "no response" as a silent stdio server.
+			return nil, fmt.Errorf("%s: %s: %w: no response headers before the deadline (%w)", c.name, method, wire.ErrTimeout, err)
+		}
 		return nil, fmt.Errorf("%s: %s: %w", c.name, method, err)
 	}
 

@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/wire"
+	"github.com/mcpconform/mcpconform/reports"
+)
+
+// TestWithCauses: a verdict quotes the distinct transport problems of its
+// transcript (at most three), and nothing else.
+func TestWithCauses(t *testing.T) {
+	note := func(text string) wire.Frame { return wire.Frame{Kind: wire.KindNote, Note: text} }
+	frames := []wire.Frame{
+		note("started pid 7"),
+		note(wire.CausePrefix + "invalid UTF-8 in server output (a stdout line of 10 bytes, first invalid byte 0xff at offset 6)"),
+		note(wire.CausePrefix + "invalid UTF-8 in server output (a stdout line of 12 bytes, first invalid byte 0xfe at offset 2)"),
+		{Kind: wire.KindMessage, Note: wire.CausePrefix + "not a note"},
+		note(wire.CausePrefix + "a stdout line exceeds the 16 MiB cap (200 MiB in all): cut"),
+	}
+	got := withCauses("no response to ping", frames)
+	want := "no response to ping [transport problem: invalid UTF-8 in server output (a stdout line of 10 bytes, first invalid byte 0xff at offset 6); a stdout line exceeds the 16 MiB cap (200 MiB in all): cut]"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := withCauses("m", frames[:1]); got != "m" {
+		t.Errorf("no cause: got %q", got)
+	}
+}
+
+// TestValidReport: server text with invalid UTF-8 is repaired in every
+// free-text field of the report.
+func TestValidReport(t *testing.T) {
+	bad := "name \xff\xfe end"
+	rep := &reports.Report{Detection: []string{bad}, Stderr: bad, Eras: []reports.Era{{Error: bad}},
+		Results: []reports.Result{{Message: bad, Expected: bad, Actual: bad, Notes: []string{bad}}}}
+	validReport(rep)
+	r := rep.Results[0]
+	for _, s := range []string{rep.Detection[0], rep.Stderr, rep.Eras[0].Error, r.Message, r.Expected, r.Actual, r.Notes[0]} {
+		if !utf8.ValidString(s) || !strings.HasPrefix(s, "name ") {
+			t.Errorf("%q", s)
+		}
+	}
+	if got := validUTF8([]byte(`{"name":"a\xffb"}`)); !utf8.Valid(got) {
+		t.Errorf("validUTF8: %q", got)
+	}
+}
+
+// TestJunitSafe: the outcome entry Ginkgo renders into JUnit timelines is
+// a one-line summary, not the transcript's bytes.
+func TestJunitSafe(t *testing.T) {
+	o := &conform.Outcome{Requirement: "LIFE-016", Verdict: conform.FAIL, Message: "no response",
+		Frames: []wire.Frame{{Raw: make([]byte, 1<<20)}}}
+	gr := ginkgo.Report{SpecReports: types.SpecReports{{ReportEntries: types.ReportEntries{{Name: conform.EntryName, Value: types.WrapEntryValue(o)}}}}}
+	safe := junitSafe(gr)
+	if s := safe.SpecReports[0].ReportEntries[0].Value.String(); len(s) > 200 || !strings.Contains(s, "LIFE-016") {
+		t.Errorf("entry rendered as %d bytes: %.200s", len(s), s)
+	}
+	if gr.SpecReports[0].ReportEntries[0].GetRawValue() != o {
+		t.Errorf("the original report was changed")
+	}
+}
