@@ -32,7 +32,9 @@ demo-http:
 	for i in $$(seq 1 100); do grep -q '^listening on ' $$url 2>/dev/null && break; sleep 0.05; done; \
 	TUTOR_TOKEN=$(DEMO_TOKEN) $(BIN) run $(RUNFLAGS) --report-dir $(REPORTS)/$(FIXTURE)-http --url $$(sed -n 's/^listening on //p' $$url)
 
-# Micro-benchmarks; then, one iteration each (they take seconds): the full
+# Micro-benchmarks (./fuzz: the fuzzer's exchanges/s and harness CPU per
+# exchange over stdio and HTTP beside a bare request loop against the same
+# server); then, one iteration each (they take seconds): the full
 # suite against the reference fixture over stdio and HTTP (wall time, peak
 # memory, checks, ms/check), walking a 1,000- and a 10,000-item catalog page
 # by page through the session layer (ns/item stays flat: linear growth), and

@@ -45,8 +45,14 @@ type Config struct {
 	// property runs again, its known signatures tolerated, to find others
 	// (default 4).
 	Rounds int
+	// ShrinkTime bounds the shrinking of each finding (0: half the time
+	// left to the property, between 1 s and 20 s).
+	ShrinkTime time.Duration
 	// Out receives progress and findings (nil: discarded).
 	Out io.Writer
+	// Status turns on the status line on Out: rewritten in place when Live
+	// (a terminal), otherwise a plain line every PlainEvery.
+	Status, Live bool
 }
 
 // Finding is one failure, shrunk.
@@ -58,8 +64,10 @@ type Finding struct {
 	Revision  string `json:"revision"`
 	Transport string `json:"transport"`
 	Seed      uint64 `json:"seed"`
-	// Messages is the shrunk case, replayable with --replay.
-	Messages []Raw `json:"messages"`
+	// Messages is the shrunk case of a message property, replayable with
+	// --replay; Steps that of the state-machine property.
+	Messages []Raw  `json:"messages,omitempty"`
+	Steps    []Step `json:"steps,omitempty"`
 	// Transcript is the minimal exchange, one line per frame.
 	Transcript []string `json:"transcript"`
 	// File is where the case was saved (set by the caller).
@@ -85,13 +93,21 @@ type Result struct {
 
 // Property names.
 const (
-	PropIDs   = "ids"   // envelope and id correlation
-	PropRaw   = "raw"   // byte-level faults
-	PropTools = "tools" // tool arguments from inputSchema
+	PropIDs       = "ids"       // envelope and id correlation
+	PropRaw       = "raw"       // byte-level faults
+	PropTools     = "tools"     // tool arguments from inputSchema
+	PropPrompts   = "prompts"   // prompts/get arguments from the declared ones
+	PropResources = "resources" // resources/read URIs: listed, template expansions, altered
+	PropSeq       = "seq"       // state machines: sequences of steps against a model of the revision
 )
 
 // Properties lists the property names in campaign order.
-func Properties() []string { return []string{PropIDs, PropRaw, PropTools} }
+func Properties() []string {
+	return []string{PropIDs, PropRaw, PropTools, PropPrompts, PropResources, PropSeq}
+}
+
+// seqSteps is the average number of steps of a state-machine case.
+const seqSteps = 12
 
 // Run runs a campaign.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
@@ -118,20 +134,40 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer h.close()
+	prog := newProgress(cfg.Out, cfg.Live, cfg.Status, cfg.Duration)
+	cfg.Out = prog
+	if cfg.Status {
+		prog.run(h)
+	}
+	defer prog.finish()
 	res := &Result{Revision: h.rev, Seed: cfg.Seed, PerProperty: map[string]int{}}
 	deadline := start.Add(cfg.Duration)
 	props := cfg.Properties
 	if len(props) == 0 {
 		props = Properties()
 	}
-	gens := map[string]func(*rapid.T) [][]byte{}
-	gens[PropIDs] = h.genIDsCase
-	gens[PropRaw] = h.genRawCase
-	if ok, why := h.prepareTools(ctx, cfg.Policy); ok {
-		gens[PropTools] = h.genToolsCase
-	} else if contains(props, PropTools) {
-		res.Skipped = append(res.Skipped, PropTools+": "+why)
-		fmt.Fprintf(cfg.Out, "property %s skipped: %s\n", PropTools, why)
+	gens := map[string]caseFunc{}
+	gens[PropIDs] = h.msgCase(h.genIDsCase)
+	gens[PropRaw] = h.msgCase(h.genRawCase)
+	gens[PropSeq] = h.seqCase
+	for _, p := range []struct {
+		name    string
+		prepare func() (bool, string)
+		gen     func(*rapid.T) [][]byte
+	}{
+		{PropTools, func() (bool, string) { return h.prepareTools(ctx, cfg.Policy) }, h.genToolsCase},
+		{PropPrompts, func() (bool, string) { return h.preparePrompts(ctx) }, h.genPromptsCase},
+		{PropResources, func() (bool, string) { return h.prepareResources(ctx) }, h.genResourcesCase},
+	} {
+		if !contains(props, p.name) && !(p.name == PropTools && contains(props, PropSeq)) {
+			continue
+		}
+		if ok, why := p.prepare(); ok {
+			gens[p.name] = h.msgCase(p.gen)
+		} else if contains(props, p.name) {
+			res.Skipped = append(res.Skipped, p.name+": "+why)
+			fmt.Fprintf(cfg.Out, "property %s skipped: %s\n", p.name, why)
+		}
 	}
 	seen := map[string]bool{}
 	for i, p := range props {
@@ -139,12 +175,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if gen == nil {
 			continue
 		}
+		prog.property.Store(p)
 		// Each property gets an equal share of the time left.
 		share := time.Until(deadline) / time.Duration(len(props)-i)
 		pdl := time.Now().Add(share)
 		for round := 0; round < cfg.Rounds && time.Now().Before(pdl); round++ {
 			seed := cfg.Seed + uint64(i)*1000 + uint64(round)
-			f, cases := h.check(ctx, p, gen, seed, cfg.Checks, pdl, seen)
+			f, cases := h.check(ctx, p, gen, seed, cfg.Checks, pdl, deadline, cfg.ShrinkTime, seen)
 			res.Cases += cases
 			res.PerProperty[p] += cases
 			if f == nil {
@@ -152,6 +189,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			f.Seed = cfg.Seed
 			seen[f.Signature()] = true
+			prog.findings.Add(1)
 			res.Findings = append(res.Findings, *f)
 			PrintFinding(cfg.Out, *f)
 		}
@@ -165,7 +203,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // PrintFinding writes a finding with its minimal transcript.
 func PrintFinding(w io.Writer, f Finding) {
-	fmt.Fprintf(w, "FINDING %s (seed %d, %s over %s)\n  %s\n  minimal case: %d message(s)\n", f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail, len(f.Messages))
+	size := fmt.Sprintf("%d message(s)", len(f.Messages))
+	if len(f.Steps) > 0 {
+		size = fmt.Sprintf("%d step(s)", len(f.Steps))
+	}
+	fmt.Fprintf(w, "FINDING %s (seed %d, %s over %s)\n  %s\n  minimal case: %s\n", f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail, size)
 	for _, l := range f.Transcript {
 		fmt.Fprintf(w, "    %s\n", l)
 	}
@@ -193,12 +235,19 @@ func Load(path string) (Finding, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return f, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(f.Messages) == 0 {
-		return f, fmt.Errorf("%s: no messages to replay", path)
+	if len(f.Messages) == 0 && len(f.Steps) == 0 {
+		return f, fmt.Errorf("%s: no messages or steps to replay", path)
 	}
 	for i, m := range f.Messages {
 		if _, err := m.Bytes(); err != nil {
 			return f, fmt.Errorf("%s: message %d: %w", path, i+1, err)
+		}
+	}
+	for i, st := range f.Steps {
+		for j, m := range st.Messages {
+			if _, err := m.Bytes(); err != nil {
+				return f, fmt.Errorf("%s: step %d, message %d: %w", path, i+1, j+1, err)
+			}
 		}
 	}
 	return f, nil
@@ -216,12 +265,19 @@ func Replay(ctx context.Context, tg *target.Target, f Finding) ([]string, error)
 		return nil, err
 	}
 	defer h.close()
-	var msgs [][]byte
-	for _, m := range f.Messages {
-		b, _ := m.Bytes()
-		msgs = append(msgs, b)
+	var ps []problem
+	if len(f.Steps) > 0 {
+		if ps, err = h.replaySeq(ctx, f.Steps); err != nil {
+			return nil, err
+		}
+	} else {
+		var msgs [][]byte
+		for _, m := range f.Messages {
+			b, _ := m.Bytes()
+			msgs = append(msgs, b)
+		}
+		ps, _ = h.exchange(ctx, msgs)
 	}
-	ps, _ := h.exchange(ctx, msgs)
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.String())

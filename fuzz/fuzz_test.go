@@ -2,9 +2,11 @@ package fuzz
 
 import (
 	"context"
+	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,8 +60,8 @@ func campaign(t *testing.T, tg *target.Target, cfg Config) *Result {
 func TestReferenceHasNoFinding(t *testing.T) {
 	for _, rev := range []catalog.Revision{"", catalog.LatestLegacy} {
 		t.Run("stdio/"+string(rev), func(t *testing.T) {
-			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 60})
-			if len(res.Findings) > 0 || res.Cases < 3*60 {
+			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30})
+			if len(res.Findings) > 0 || res.Cases < len(Properties())*30 {
 				t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 			}
 		})
@@ -71,22 +73,35 @@ func TestReferenceHasNoFinding(t *testing.T) {
 		}
 		defer stop()
 		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
-		res := campaign(t, tg, Config{Checks: 40})
-		if len(res.Findings) > 0 || res.Cases < 3*40 {
+		res := campaign(t, tg, Config{Checks: 30})
+		if len(res.Findings) > 0 || res.Cases < len(Properties())*30 {
 			t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 		}
 	})
 }
 
 // The fuzz-only mutants: each is found within the budget, its case is
-// shrunk to one message, saved, and replays as STILL FAILING against the
-// mutant and FIXED against the reference.
+// shrunk (to the smallest case that shows the defect), saved, and replays
+// as STILL FAILING against the mutant and FIXED against the reference.
 func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 	want := map[string]struct {
 		property, signature string
+		revision            catalog.Revision
+		size                int // messages (or steps) of the shrunk case, at most
+		timeout             time.Duration
+		shrink              time.Duration
 	}{
-		"fuzz-truncate-long-ids":                 {PropIDs, "ids/correlation/unknown-id"},
-		"fuzz-untyped-content-on-deep-arguments": {PropTools, "tools/message/invalid-tools/call"},
+		"fuzz-truncate-long-ids":                 {PropIDs, "ids/correlation/unknown-id", "", 1, 0, 0},
+		"fuzz-untyped-content-on-deep-arguments": {PropTools, "tools/message/invalid-tools/call", "", 1, 0, 0},
+		// The concurrency mutants depend on timing (a response held 40 ms
+		// for a concurrent request): a loaded machine can make a shrink
+		// step pass, so the shrunk case may keep a few more messages than
+		// the two requests the defect needs.
+		"fuzz-hang-on-concurrent-requests": {PropIDs, "ids/response/no-response", "", 5, 500 * time.Millisecond, 4 * time.Second},
+		"fuzz-crossed-responses":           {PropIDs, "ids/correlation/crossed-responses", "", 5, 0, 0},
+		// initialize, initialized, initialize again, a list (a process
+		// per case: shrinking gets 6 s and may keep a step or two more)
+		"fuzz-forget-session-on-second-initialize": {PropSeq, "seq/model/not-served", catalog.LatestLegacy, 6, 0, 6 * time.Second},
 	}
 	n := 0
 	for _, m := range fixtures.Mutants() {
@@ -100,7 +115,14 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		}
 		n++
 		t.Run(m.Name, func(t *testing.T) {
-			res := campaign(t, stdioTarget("--mutant", m.Name), Config{Checks: 100, Rounds: 1, Properties: []string{w.property}})
+			tg := func(args ...string) *target.Target {
+				tg := stdioTarget(args...)
+				if w.timeout > 0 {
+					tg.Timeout = w.timeout
+				}
+				return tg
+			}
+			res := campaign(t, tg("--mutant", m.Name), Config{Revision: w.revision, Checks: 100, Rounds: 1, Properties: []string{w.property}, ShrinkTime: w.shrink})
 			var f *Finding
 			for i := range res.Findings {
 				if res.Findings[i].Signature() == w.signature {
@@ -110,8 +132,8 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 			if f == nil {
 				t.Fatalf("no finding %s; findings: %+v", w.signature, res.Findings)
 			}
-			if len(f.Messages) != 1 {
-				t.Errorf("the case was not shrunk to one message: %d", len(f.Messages))
+			if size := len(f.Messages) + len(f.Steps); size > w.size {
+				t.Errorf("the case was not shrunk to %d messages or steps: %d\n%s", w.size, size, strings.Join(f.Transcript, "\n"))
 			}
 			path := filepath.Join(t.TempDir(), "case.json")
 			if err := Save(path, *f); err != nil {
@@ -121,14 +143,14 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := Replay(context.Background(), stdioTarget("--mutant", m.Name), saved)
+			ps, err := Replay(context.Background(), tg("--mutant", m.Name), saved)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !hasSignature(ps, saved) {
 				t.Errorf("replay against the mutant: %v, want STILL FAILING %s", ps, saved.Signature())
 			}
-			ps, err = Replay(context.Background(), stdioTarget(), saved)
+			ps, err = Replay(context.Background(), tg(), saved)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,14 +164,41 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 	}
 }
 
+// The state machines find what only a sequence shows: a ping refused
+// before initialize (stdio) and, over legacy HTTP, a session still served
+// after its DELETE was answered 2xx.
+func TestSeqFindsLifecycleDefects(t *testing.T) {
+	t.Run("ping-before-init-error", func(t *testing.T) {
+		res := campaign(t, stdioTarget("--mutant", "ping-before-init-error"), Config{Revision: catalog.LatestLegacy, Checks: 30, Rounds: 1, Properties: []string{PropSeq}})
+		if len(res.Findings) != 1 || res.Findings[0].Signature() != "seq/liveness/error" || len(res.Findings[0].Steps) != 1 {
+			t.Fatalf("findings: %+v", res.Findings)
+		}
+	})
+	t.Run("http-delete-keeps-session", func(t *testing.T) {
+		if !slices.ContainsFunc(fixtures.Mutants(), func(m fixtures.Mutant) bool { return m.Name == "http-delete-keeps-session" }) {
+			t.Skip("mutant http-delete-keeps-session is not registered")
+		}
+		url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{Mutant: "http-delete-keeps-session"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
+		res := campaign(t, tg, Config{Revision: catalog.LatestLegacy, Checks: 40, Rounds: 1, Properties: []string{PropSeq}})
+		if len(res.Findings) != 1 || res.Findings[0].Signature() != "seq/http/ended-session-served" || len(res.Findings[0].Steps) != 3 {
+			t.Fatalf("findings: %+v", res.Findings)
+		}
+	})
+}
+
 // A crashing stdio target is a finding, and the campaign goes on with a
 // new process.
 func TestCrashIsAFindingAndTheCampaignGoesOn(t *testing.T) {
-	res := campaign(t, stdioTarget("--mutant", "exit-on-parse-error"), Config{Checks: 50, Rounds: 1, Properties: []string{PropRaw, PropTools}})
+	res := campaign(t, stdioTarget("--mutant", "exit-on-parse-error"), Config{Checks: 20, Rounds: 1, Properties: []string{PropRaw, PropTools}})
 	if len(res.Findings) != 1 || res.Findings[0].Signature() != "raw/transport/crash" {
 		t.Fatalf("findings: %+v", res.Findings)
 	}
-	if res.PerProperty[PropTools] != 50 {
+	if res.PerProperty[PropTools] != 20 {
 		t.Errorf("the campaign did not go on after the crash: %v cases", res.PerProperty)
 	}
 }
@@ -184,21 +233,42 @@ func TestUnknownProperty(t *testing.T) {
 // The properties as Go fuzz targets (go test -fuzz=FuzzIDs ./fuzz/),
 // against the reference fixture over stdio; under plain go test each runs
 // its seed inputs.
-func FuzzIDs(f *testing.F)   { fuzzProperty(f, PropIDs) }
-func FuzzRaw(f *testing.F)   { fuzzProperty(f, PropRaw) }
-func FuzzTools(f *testing.F) { fuzzProperty(f, PropTools) }
+func FuzzIDs(f *testing.F)       { fuzzProperty(f, PropIDs) }
+func FuzzRaw(f *testing.F)       { fuzzProperty(f, PropRaw) }
+func FuzzTools(f *testing.F)     { fuzzProperty(f, PropTools) }
+func FuzzSeq(f *testing.F)       { fuzzProperty(f, PropSeq) }
+func FuzzPrompts(f *testing.F)   { fuzzProperty(f, PropPrompts) }
+func FuzzResources(f *testing.F) { fuzzProperty(f, PropResources) }
 
 func fuzzProperty(f *testing.F, prop string) {
+	// Go's fuzzing engine minimizes every input that reaches new coverage
+	// of this process, for up to -test.fuzzminimizetime (60 s by default)
+	// and without reporting execs meanwhile: with a real exchange per exec
+	// (milliseconds) that looked like a stall. The interesting behaviour is
+	// in the server's process anyway (rapid shrinks findings itself), so
+	// unless the flag was given, minimization gets 10 execs.
+	minimize := false
+	flag.Visit(func(fl *flag.Flag) { minimize = minimize || fl.Name == "test.fuzzminimizetime" })
+	if !minimize {
+		_ = flag.Set("test.fuzzminimizetime", "10x")
+	}
 	ctx := context.Background()
 	h, err := newHarness(ctx, stdioTarget(), "")
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(h.close)
-	gen := map[string]func(*rapid.T) [][]byte{PropIDs: h.genIDsCase, PropRaw: h.genRawCase, PropTools: h.genToolsCase}[prop]
 	if ok, why := h.prepareTools(ctx, ""); !ok && prop == PropTools {
 		f.Skip(why)
 	}
+	if ok, why := h.preparePrompts(ctx); !ok && prop == PropPrompts {
+		f.Skip(why)
+	}
+	if ok, why := h.prepareResources(ctx); !ok && prop == PropResources {
+		f.Skip(why)
+	}
+	body := map[string]caseFunc{PropIDs: h.msgCase(h.genIDsCase), PropRaw: h.msgCase(h.genRawCase), PropTools: h.msgCase(h.genToolsCase),
+		PropPrompts: h.msgCase(h.genPromptsCase), PropResources: h.msgCase(h.genResourcesCase), PropSeq: h.seqCase}[prop]
 	for seed := range 3 { // rapid reads the input as its random bits: give it enough
 		b := make([]byte, 4096)
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
@@ -208,8 +278,63 @@ func fuzzProperty(f *testing.F, prop string) {
 		f.Add(b)
 	}
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		if ps, transcript := h.exchange(ctx, gen(t)); len(ps) > 0 {
-			t.Fatalf("%v\n%s", ps, strings.Join(transcript, "\n"))
-		}
+		body(ctx, t, func(t *rapid.T, ps []problem, transcript []string, _ [][]byte, _ []Step) {
+			if len(ps) > 0 {
+				t.Fatalf("%v\n%s", ps, strings.Join(transcript, "\n"))
+			}
+		})
 	}))
+}
+
+// Committed findings (testdata/regressions/<mutant>/*.json, saved by
+// mcpconform fuzz --corpus) replay as regression tests: STILL FAILING
+// against their mutant, FIXED against the reference ("reference" holds
+// cases of defects the reference fixture once had).
+func TestCommittedFindingsReplay(t *testing.T) {
+	dirs, err := os.ReadDir(filepath.Join("testdata", "regressions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		files, _ := filepath.Glob(filepath.Join("testdata", "regressions", d.Name(), "*.json"))
+		for _, file := range files {
+			n++
+			t.Run(d.Name()+"/"+filepath.Base(file), func(t *testing.T) {
+				f, err := Load(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Name() != "reference" {
+					ps, err := Replay(context.Background(), stdioTarget("--mutant", d.Name()), f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !hasSignature(ps, f) {
+						t.Errorf("against %s: %v, want STILL FAILING %s", d.Name(), ps, f.Signature())
+					}
+				}
+				ps, err := Replay(context.Background(), stdioTarget(), f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ps) > 0 {
+					t.Errorf("against the reference: %v, want FIXED", ps)
+				}
+			})
+		}
+	}
+	if n == 0 {
+		t.Fatal("no committed finding")
+	}
+}
+
+// Raw faults are labelled by what the server did with them: a request
+// with "jsonrpc":"1.0" that is executed is "executed-wrong-jsonrpc-version",
+// not an unknown id.
+func TestRawFaultsAreLabelled(t *testing.T) {
+	res := campaign(t, stdioTarget("--mutant", "accept-jsonrpc-1.0"), Config{Checks: 100, Rounds: 1, Properties: []string{PropRaw}})
+	if len(res.Findings) != 1 || res.Findings[0].Signature() != "raw/fault/executed-wrong-jsonrpc-version" || len(res.Findings[0].Messages) > 2 {
+		t.Fatalf("findings: %+v", res.Findings)
+	}
 }

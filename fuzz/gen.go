@@ -21,7 +21,7 @@ import (
 const (
 	maxRequests   = 6
 	maxDeepValue  = 64       // nesting of generated JSON values
-	maxDeepFault  = 512      // nesting of the raw deep-nesting fault (deeper valid JSON gets id-less parse errors the oracle does not yet accept; RPC-005 checks 2000 and 20000 levels)
+	maxDeepFault  = 4096     // nesting of the raw deep-nesting fault (past parserDepth an id-less parse error is a fair answer)
 	maxLongString = 64 << 10 // bytes of the raw long-string fault
 	longIDMin     = 200
 	longIDMax     = 400
@@ -133,6 +133,9 @@ func (h *harness) params(t *rapid.T, extra map[string]any) map[string]any {
 }
 
 func request(id jsonrpc.ID, method string, params map[string]any) []byte {
+	if params == nil {
+		return jsonrpc.Request(id, method, nil) // no params member
+	}
 	b, err := json.Marshal(params)
 	if err != nil {
 		panic(err) // generated values always marshal
@@ -141,6 +144,9 @@ func request(id jsonrpc.ID, method string, params map[string]any) []byte {
 }
 
 func notification(method string, params map[string]any) []byte {
+	if params == nil {
+		return jsonrpc.Notification(method, nil) // no params member
+	}
 	b, _ := json.Marshal(params)
 	return jsonrpc.Notification(method, json.RawMessage(b))
 }
@@ -191,7 +197,11 @@ func (h *harness) genFault(t *rapid.T) []byte {
 	{
 		l := "fault"
 		id := genID(t, l+"-id")
-		switch rapid.SampledFrom([]string{"truncated", "invalid-utf8", "array", "not-object", "deep", "long-string", "newline"}).Draw(t, l) {
+		switch rapid.SampledFrom([]string{"truncated", "invalid-utf8", "array", "not-object", "deep", "long-string", "newline", "wrong-version"}).Draw(t, l) {
+		case "wrong-version":
+			full := request(id, h.probe, h.params(t, nil))
+			v := rapid.SampledFrom([]string{`"jsonrpc":"1.0",`, `"jsonrpc":2.0,`, `"jsonrpc":"2",`, ``}).Draw(t, l+"-version")
+			msgs = append(msgs, bytes.Replace(full, []byte(`"jsonrpc":"2.0",`), []byte(v), 1))
 		case "truncated":
 			full := request(id, h.probe, h.params(t, nil))
 			msgs = append(msgs, full[:rapid.IntRange(1, len(full)-1).Draw(t, l+"-cut")])

@@ -69,6 +69,7 @@ const (
 	clipAt        = 240
 	maxListPages  = 20
 	maxTools      = 64
+	maxLate       = 10000
 )
 
 // harness holds the session to the target; it is reopened after a crash
@@ -81,7 +82,15 @@ type harness struct {
 	probe     string
 	answer    []string // methods the server must answer (probe + declared lists)
 	tools     []toolInfo
+	prompts   []promptInfo
+	uris      []string
+	templates []string
 	exchanges atomic.Int64
+	probes    atomic.Int64
+	cases     atomic.Int64
+	// late holds the id keys of earlier cases' messages on the harness's
+	// session whose answers may still come (faults, cancelled requests)
+	late map[string]bool
 }
 
 func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*harness, error) {
@@ -139,6 +148,7 @@ func (h *harness) close() {
 
 func (h *harness) reopen(ctx context.Context) error {
 	h.close()
+	h.late = nil
 	s, err := h.tg.Open(ctx, h.rev)
 	if err != nil {
 		return err
@@ -147,18 +157,25 @@ func (h *harness) reopen(ctx context.Context) error {
 	return nil
 }
 
-// headers returns the HTTP headers a request for method with params needs.
+// headers returns the HTTP headers a request for method with params needs
+// on the harness's own session.
 func (h *harness) headers(method string, params json.RawMessage) http.Header {
-	hdr := http.Header{}
 	if h.s.Transport() != wire.HTTP {
-		return hdr
+		return http.Header{}
 	}
-	if !h.s.Modern() {
-		if sid := h.s.SessionID(); sid != "" {
+	return httpHeaders(h.s.Modern(), h.s.SessionID(), h.rev, method, params)
+}
+
+// httpHeaders returns the HTTP headers of a request: the legacy session id
+// and protocol version, or the modern era's headers.
+func httpHeaders(modern bool, sid string, rev catalog.Revision, method string, params json.RawMessage) http.Header {
+	hdr := http.Header{}
+	if !modern {
+		if sid != "" {
 			hdr.Set(session.HeaderSessionID, sid)
 		}
-		if h.rev >= catalog.R20250618 {
-			hdr.Set(session.HeaderProtocolVersion, string(h.rev))
+		if rev >= catalog.R20250618 {
+			hdr.Set(session.HeaderProtocolVersion, string(rev))
 		}
 		return hdr
 	}
@@ -173,65 +190,162 @@ func (h *harness) headers(method string, params json.RawMessage) http.Header {
 }
 
 type sent struct {
-	id     jsonrpc.ID
-	method string
-	count  int
+	id      jsonrpc.ID
+	method  string
+	count   int
+	mayDrop bool // cancelled in the same case: no response is fine
 }
 
-// exchange sends msgs back to back and judges the exchange: every request
-// (a well-formed message with a string or integer id) gets exactly one
-// response with the same id and JSON type; notifications and faults get
-// no result; every server message is valid for the revision; the server
-// answers a liveness probe afterwards; no crash, no hang past the
-// per-response deadline. The session is reopened when it crashed or hung.
+// xopts tune exchangeOn for a session other than the harness's own (the
+// state machines open one per case).
+type xopts struct {
+	s *session.Session // nil: the harness's session (reopened when broken)
+	// headers gives the HTTP headers of each message and of the probe
+	// (nil: the harness session's).
+	headers func(method string, params json.RawMessage) http.Header
+	// lateOK holds the id keys of requests cancelled earlier: a response
+	// to one of them may still come.
+	lateOK map[string]bool
+	// rejectOK: on HTTP, a 4xx reply is an answer to the request it carried.
+	rejectOK bool
+}
+
+// outcome is one judged exchange.
+type outcome struct {
+	probs      []problem
+	transcript []string
+	resp       map[string]*jsonrpc.Message // the response to each request, by id key
+	header     map[string]http.Header      // HTTP: the reply headers of each request, by id key
+	status     map[string]int              // HTTP: the reply status of each request, by id key
+	broken     bool                        // the connection ended or stopped answering
+}
+
+// exchange sends msgs back to back on the harness's session and judges
+// the exchange (see exchangeOn).
 func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []string) {
-	if h.s == nil {
+	o := h.exchangeOn(ctx, msgs, xopts{})
+	return o.probs, o.transcript
+}
+
+// exchangeOn sends msgs back to back and judges the exchange: every request
+// (a well-formed message with a string or integer id) gets exactly one
+// response with the same id and JSON type (a request cancelled in the same
+// case may get none); notifications and faults get no result; every server
+// message is valid for the revision; the server answers a liveness probe
+// afterwards; no crash, no hang past the per-response deadline. The
+// harness's own session is reopened when it crashed or hung.
+func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outcome {
+	own := xo.s == nil
+	if own && h.s == nil {
 		if err := h.reopen(ctx); err != nil {
-			return []problem{{"transport", "reopen-failed", err.Error()}}, nil
+			return outcome{probs: []problem{{"transport", "reopen-failed", err.Error()}}, broken: true}
 		}
 	}
-	s := h.s
+	s := xo.s
+	if own {
+		s = h.s
+	}
+	hdrs := xo.headers
+	if hdrs == nil {
+		hdrs = h.headers
+	}
+	if own {
+		if h.late == nil || len(h.late) > maxLate {
+			h.late = map[string]bool{}
+		}
+		xo.lateOK = h.late
+	}
 	stdio := s.Transport() == wire.Stdio
 	reqs := map[string]*sent{}
 	loose := map[string]*sent{}
+	faultIDs := map[string]string{} // id key of a faulty message whose id is readable → the fault
 	var order []*sent
+	var cancels []string
 	faults := 0
 	for _, raw := range msgs {
 		if stdio && bytes.ContainsAny(raw, "\r\n") {
 			faults++ // several lines on stdio: none of them a whole message
+			if m, err := jsonrpc.Decode(raw); err == nil && m.ID.Valid() && reqs[m.ID.Key()] == nil {
+				faultIDs[m.ID.Key()] = "embedded-newline" // executing it means reading stdin as a JSON stream, not as lines
+			}
 			continue
 		}
 		m, err := jsonrpc.Decode(raw)
 		switch {
-		case err != nil || !utf8.Valid(raw): // MCP messages are UTF-8
+		case err == nil && !utf8.Valid(raw) && m.ID.Valid():
+			// MCP messages are UTF-8: rejecting the request with an error
+			// addressed to its id is fine, executing it is not
+			faults++
+			faultIDs[m.ID.Key()] = "invalid-utf8"
+		case err != nil || !utf8.Valid(raw):
 			faults++
 		case m.Kind() == jsonrpc.KindRequest && m.JSONRPC == "2.0" && m.MethodIsString && m.ID.Valid() && reqs[m.ID.Key()] == nil:
 			r := &sent{id: m.ID, method: m.Method}
+			if jsonDepth(raw) > parserDepth {
+				// Valid JSON deeper than common parsers go (go-sdk stops
+				// at 1000 levels): a parse error, addressed to the request
+				// or to none, is a fair answer.
+				faults++
+				r.mayDrop = true
+			}
 			reqs[m.ID.Key()] = r
 			order = append(order, r)
 			if _, taken := loose[m.ID.LooseKey()]; !taken {
 				loose[m.ID.LooseKey()] = r
 			}
 		case m.Kind() == jsonrpc.KindNotification && m.JSONRPC == "2.0" && m.MethodIsString:
+			if m.Method == "notifications/cancelled" {
+				var p struct {
+					RequestID json.RawMessage `json:"requestId"`
+				}
+				if json.Unmarshal(m.Params, &p) == nil && len(p.RequestID) > 0 {
+					cancels = append(cancels, jsonrpc.RawID(p.RequestID).Key())
+				}
+			}
 		default:
 			faults++
+			if m.ID.Valid() && reqs[m.ID.Key()] == nil && m.MethodIsString {
+				kind := "invalid-envelope"
+				if m.JSONRPC != "2.0" {
+					kind = "wrong-jsonrpc-version"
+				}
+				faultIDs[m.ID.Key()] = kind
+			}
+		}
+	}
+	awaited := 0
+	for _, r := range reqs {
+		if !r.mayDrop {
+			awaited++
+		}
+	}
+	for _, k := range cancels {
+		if r := reqs[k]; r != nil && !r.mayDrop {
+			r.mayDrop = true
+			awaited--
 		}
 	}
 
+	out := outcome{resp: map[string]*jsonrpc.Message{}, header: map[string]http.Header{}, status: map[string]int{}}
 	mark := h.tg.Recorder.Seq()
 	var probs []problem
 	var wg sync.WaitGroup
 	var rejMu sync.Mutex
 	rejected := map[int64]bool{} // HTTP exchanges answered with a 4xx
+	rejectedReqs := 0            // requests answered at the HTTP layer (rejectOK)
 	for _, raw := range msgs {
 		method, params := methodOf(raw)
-		so := &wire.SendOptions{Header: h.headers(method, params)}
+		so := &wire.SendOptions{Header: hdrs(method, params)}
 		h.exchanges.Add(1)
 		if stdio {
 			if _, err := s.SendRaw(ctx, raw, so); err != nil {
 				break // judged below (closed or not reading)
 			}
 			continue
+		}
+		key := ""
+		if m, err := jsonrpc.Decode(raw); err == nil && m.Kind() == jsonrpc.KindRequest && m.ID.Valid() {
+			key = m.ID.Key()
 		}
 		wg.Add(1)
 		go func(raw []byte) { // HTTP: all in flight together
@@ -241,11 +355,18 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 			cctx, cancel := context.WithTimeout(ctx, h.timeout)
 			defer cancel()
 			if reply, err := s.Conn().Send(cctx, raw, so); err == nil && reply != nil {
-				if reply.Status >= 400 && reply.Status < 500 {
-					rejMu.Lock()
-					rejected[reply.Exchange] = true
-					rejMu.Unlock()
+				rejMu.Lock()
+				if key != "" {
+					out.status[key] = reply.Status
+					out.header[key] = reply.Header
 				}
+				if reply.Status >= 400 && reply.Status < 500 {
+					rejected[reply.Exchange] = true
+					if key != "" && xo.rejectOK && reqs[key] != nil && !reqs[key].mayDrop {
+						rejectedReqs++
+					}
+				}
+				rejMu.Unlock()
 				select {
 				case <-reply.Done:
 				case <-cctx.Done():
@@ -268,18 +389,21 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 				continue
 			}
 			if r := reqs[e.Msg.ID.Key()]; r != nil && e.Msg.HasID {
-				if !seen[e.Msg.ID.Key()] {
+				if !seen[e.Msg.ID.Key()] && !r.mayDrop {
 					answered++
 				}
 				seen[e.Msg.ID.Key()] = true
-			} else if e.Msg.HasID && !e.Msg.ID.IsNull() {
+			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.lateOK[e.Msg.ID.Key()] && faultIDs[e.Msg.ID.Key()] == "" {
 				unknown++
 			}
 		}
+		rejMu.Lock()
+		answered += rejectedReqs
+		rejMu.Unlock()
 		// A response with an id no request had stands for one that will
 		// not come with the right id: once every request is accounted
 		// for, nothing more is awaited.
-		if closed, _ := s.Closed(); closed || answered+unknown >= len(reqs) {
+		if closed, _ := s.Closed(); closed || answered+unknown >= awaited {
 			break
 		}
 		if _, ok := s.WaitEvent(wctx, after, func(session.Event) bool { return true }); !ok {
@@ -292,8 +416,23 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 	// The liveness probe doubles as the barrier after which the exchange
 	// is judged.
 	h.exchanges.Add(1)
-	resp, perr := s.Call(ctx, h.probe, nil, &session.CallOptions{Timeout: h.timeout})
+	var resp *session.Response
+	var perr error
+	if own {
+		resp, perr = s.Call(ctx, h.probe, nil, &session.CallOptions{Timeout: h.timeout})
+	} else {
+		id := jsonrpc.StringID(fmt.Sprintf("mcpconform-probe-%d", h.probes.Add(1)))
+		payload := jsonrpc.Request(id, h.probe, nil)
+		if s.Modern() {
+			payload = request(id, h.probe, map[string]any{"_meta": s.ModernMeta()})
+		}
+		_, p := methodOf(payload)
+		resp, perr = s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdrs(h.probe, p)}, h.timeout)
+	}
 	closed, cerr := s.Closed()
+	if !closed && perr != nil && errors.Is(perr, wire.ErrClosed) {
+		closed, cerr = true, perr // the probe saw the end first
+	}
 	broken := false
 	switch {
 	case closed:
@@ -324,12 +463,25 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 			case r != nil && e.Msg.HasID:
 				r.count++
 				method = r.method
+				if out.resp[e.Msg.ID.Key()] == nil {
+					out.resp[e.Msg.ID.Key()] = e.Msg
+				}
 			case !e.Msg.HasID || e.Msg.ID.IsNull():
 				if e.Msg.HasResult {
 					probs = append(probs, problem{"correlation", "result-without-id", "a result addressed to no request: " + clip(e.Msg.Raw)})
 				} else if faults == 0 && !rejected[e.Frame.Exchange] { // the error body of a 4xx rejection may be addressed to no request
 					probs = append(probs, problem{"correlation", "error-without-id", "an error addressed to no request although every message was well-formed: " + clip(e.Msg.Raw)})
 				}
+			case xo.lateOK[e.Msg.ID.Key()]:
+				// a late answer to a request cancelled earlier
+			case faultIDs[e.Msg.ID.Key()] != "":
+				if e.Msg.HasResult {
+					probs = append(probs, problem{"fault", "executed-" + faultIDs[e.Msg.ID.Key()], fmt.Sprintf("a message with %s (id %s) was executed instead of rejected: %s",
+						strings.ReplaceAll(faultIDs[e.Msg.ID.Key()], "-", " "), clip([]byte(e.Msg.ID.String())), clip(e.Msg.Raw))})
+				}
+			case strings.HasPrefix(e.Msg.ID.String(), `"mcpconform-probe-`):
+				// the probe's own response
+				continue
 			case loose[e.Msg.ID.LooseKey()] != nil:
 				r := loose[e.Msg.ID.LooseKey()]
 				probs = append(probs, problem{"correlation", "id-type-changed", fmt.Sprintf("the request with id %s (%s) was answered with id %s (%s): %s", r.id, r.id.TypeName(), e.Msg.ID, e.Msg.ID.TypeName(), clip(e.Msg.Raw))})
@@ -345,6 +497,12 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 			ps = slices.DeleteFunc(ps, func(p msgcheck.Problem) bool { return p.Path == "/id" })
 		}
 		if len(ps) > 0 {
+			if other := crossedWith(h.rev, e.Msg, method, order); other != nil {
+				r := reqs[e.Msg.ID.Key()]
+				probs = append(probs, problem{"correlation", "crossed-responses", fmt.Sprintf("the response to %s (id %s) is a %s result, the answer to another request in flight (id %s): %s",
+					method, clip([]byte(r.id.String())), other.method, clip([]byte(other.id.String())), clip(e.Msg.Raw))})
+				continue
+			}
 			what := method
 			if what == "" {
 				what = e.Msg.Kind().String()
@@ -358,8 +516,12 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 	}
 	if !closed {
 		for _, r := range order {
+			rejMu.Lock()
+			st := out.status[r.id.Key()]
+			rejMu.Unlock()
 			switch {
-			case r.count == 0 && crossed:
+			case r.count == 0 && (crossed || r.mayDrop):
+			case r.count == 0 && xo.rejectOK && st >= 400 && st < 500:
 			case r.count == 0:
 				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s) within %s", r.method, clip([]byte(r.id.String())), h.timeout)})
 				broken = true
@@ -368,11 +530,75 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 			}
 		}
 	}
-	transcript := h.transcript(s, mark)
-	if broken {
+	if len(probs) > 0 || !own { // rendering frames costs: only for findings (and the state machines' steps)
+		out.transcript = h.transcript(s, mark)
+	}
+	if own {
+		// Answers to this case's faults and dropped requests may still
+		// come during the next cases: they are not the next cases' defects.
+		for k := range faultIDs {
+			h.late[k] = true
+		}
+		for _, r := range order {
+			if r.count == 0 {
+				h.late[r.id.Key()] = true
+			}
+		}
+	}
+	if broken && own {
 		_ = h.reopen(ctx) // a failed reopen is reported by the next exchange
 	}
-	return probs, transcript
+	out.probs, out.broken = probs, broken
+	return out
+}
+
+// parserDepth is the nesting depth above which a message may be answered
+// like a parse error.
+const parserDepth = 1000
+
+// jsonDepth returns the deepest nesting of arrays and objects in raw
+// (strings skipped; raw need not be valid).
+func jsonDepth(raw []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// crossedWith returns the other request in flight whose method's result
+// the response resp (invalid for its own method) has the shape of: the
+// server answered one request with another's result.
+func crossedWith(rev catalog.Revision, resp *jsonrpc.Message, method string, order []*sent) *sent {
+	if method == "" || !resp.HasResult {
+		return nil
+	}
+	for _, o := range order {
+		if o.method == method || o.id.Key() == resp.ID.Key() {
+			continue
+		}
+		if len(msgcheck.ValidateServerMessage(string(rev), resp.Raw, o.method)) == 0 {
+			return o
+		}
+	}
+	return nil
 }
 
 // transcript renders the frames of s after mark, one line each.
@@ -441,6 +667,7 @@ func setupRapid(checks int, seed uint64, shrink time.Duration) {
 	_ = flag.Set("rapid.seed", strconv.FormatUint(seed, 10))
 	_ = flag.Set("rapid.nofailfile", "true")
 	_ = flag.Set("rapid.shrinktime", shrink.String())
+	_ = flag.Set("rapid.steps", strconv.Itoa(seqSteps))
 }
 
 // mainTB is the rapid.TB of a campaign: it records failures; FailNow and
@@ -484,44 +711,82 @@ func (t *mainTB) Failed() bool {
 	return t.failed
 }
 
+// failFunc reports a case's problems: those with a signature not yet
+// known end the case as a finding (rapid then shrinks it).
+type failFunc func(t *rapid.T, probs []problem, transcript []string, msgs [][]byte, steps []Step)
+
+// caseFunc runs one case of a property.
+type caseFunc func(ctx context.Context, t *rapid.T, fail failFunc)
+
+// msgCase is the case of a message property: generate, exchange, judge.
+func (h *harness) msgCase(gen func(*rapid.T) [][]byte) caseFunc {
+	return func(ctx context.Context, t *rapid.T, fail failFunc) {
+		msgs := gen(t)
+		ps, transcript := h.exchange(ctx, msgs)
+		fail(t, ps, transcript, msgs, nil)
+	}
+}
+
 // check runs one property with rapid until it fails with a signature not
-// in known, the checks are done, or the deadline passes. It returns the
+// in known, the checks are done, or the deadline passes (shrinking goes on
+// for up to shrink more, never past end). It returns the
 // shrunk finding (nil: none) and the number of cases run.
-func (h *harness) check(ctx context.Context, prop string, gen func(*rapid.T) [][]byte, seed uint64, checks int, deadline time.Time, known map[string]bool) (*Finding, int) {
-	shrink := max(time.Second, min(20*time.Second, time.Until(deadline)/2))
+func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int) {
+	if shrink <= 0 {
+		shrink = max(time.Second, min(20*time.Second, time.Until(deadline)/2))
+	}
 	setupRapid(checks, seed, shrink)
 	var last *Finding
 	cases := 0
+	// rapid checks its shrink budget between steps only, and a state
+	// machine's step can take seconds: past the deadline plus the shrink
+	// budget every case passes at once, so the property ends on time.
+	hard := deadline.Add(shrink)
+	if hard.After(end) {
+		hard = end // the campaign's own budget
+	}
 	tb := &mainTB{name: "mcpconform-fuzz-" + prop}
+	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
+		for _, p := range ps {
+			// Server text quoted in a finding goes through the run's
+			// redactor like every report (the frames already did).
+			red := h.tg.Recorder.Redactor()
+			f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: red.String(p.Detail),
+				Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: clipLines(transcript)}
+			if known[f.Signature()] {
+				continue
+			}
+			for _, m := range msgs {
+				f.Messages = append(f.Messages, RawOf(m))
+			}
+			f.Steps = append([]Step(nil), steps...)
+			last = &f
+			rt.Fatalf("%s", p)
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		rapid.Check(tb, func(rt *rapid.T) {
-			if ctx.Err() != nil || (last == nil && time.Now().After(deadline)) {
-				return // out of budget: the remaining checks pass at once
+			now := time.Now()
+			if ctx.Err() != nil || (last == nil && now.After(deadline)) || now.After(hard) {
+				return // out of budget: the remaining checks (or shrink steps) pass at once
 			}
-			msgs := gen(rt)
 			cases++
-			ps, transcript := h.exchange(ctx, msgs)
-			for _, p := range ps {
-				// Server text quoted in a finding goes through the run's
-				// redactor like every report (the frames already did).
-				red := h.tg.Recorder.Redactor()
-				f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: red.String(p.Detail),
-					Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: transcript}
-				if known[f.Signature()] {
-					continue
-				}
-				for _, m := range msgs {
-					f.Messages = append(f.Messages, RawOf(m))
-				}
-				last = &f
-				rt.Fatalf("%s", p)
-			}
+			h.cases.Add(1)
+			body(ctx, rt, fail)
 		})
 	}()
 	<-done
 	return last, cases
+}
+
+// clipLines keeps the last maxTranscript lines of a long transcript.
+func clipLines(lines []string) []string {
+	if len(lines) <= maxTranscript {
+		return lines
+	}
+	return append([]string{fmt.Sprintf("… %d earlier lines", len(lines)-maxTranscript)}, lines[len(lines)-maxTranscript:]...)
 }
 
 func writeFile(path string, b []byte) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpconform/mcpconform/fuzz"
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 const fuzzUsageLine = "mcpconform fuzz [flags] -- COMMAND [ARGS...] | mcpconform fuzz [flags] --url URL | mcpconform fuzz --replay FILE [flags] -- COMMAND | --url URL"
@@ -32,7 +33,8 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		duration   = fs.Duration("duration", 30*time.Second, "budget of the whole campaign")
 		checks     = fs.Int("checks", 100, "cases per property (and per round: after a finding a property runs again to find others)")
 		seed       = fs.Uint64("seed", 0, "seed of the campaign (0: a random one, printed at start)")
-		reportDir  = fs.String("report-dir", "./mcpconform-fuzz", "directory for report.json, findings.json and the replayable cases (corpus/)")
+		reportDir  = fs.String("report-dir", "./mcpconform-fuzz", "directory for report.json, junit.xml and findings.json")
+		corpus     = fs.String("corpus", "", "directory where the replayable cases of the findings are saved (default: REPORT-DIR/corpus)")
 		properties = fs.String("properties", "", "comma list of properties to run ("+strings.Join(fuzz.Properties(), ", ")+"; default all)")
 		replay     = fs.String("replay", "", "re-send one saved case (a corpus file) and report FIXED or STILL FAILING")
 	)
@@ -99,11 +101,16 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		*seed = binary.LittleEndian.Uint64(b[:])>>12 + 1
 	}
 	dir, _ := filepath.Abs(*reportDir)
+	corpusDir := filepath.Join(dir, "corpus")
+	if *corpus != "" {
+		corpusDir, _ = filepath.Abs(*corpus)
+	}
 	fmt.Fprintf(stderr, "mcpconform %s: fuzzing %s (%s), seed %d, budget %s, %d checks per property\n", toolVersion(), tg.Describe(), tg.Transport(), *seed, *duration, *checks)
 	started := time.Now()
 	res, err := fuzz.Run(ctx, fuzz.Config{
 		Target: tg, Revision: rev, Policy: tf.policy, Checks: *checks, Seed: *seed,
 		Duration: *duration, Properties: props, Out: redactingWriter{stderr, redactor.String},
+		Status: true, Live: isTerminal(stderr),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %s\n", redactor.String(err.Error()))
@@ -112,7 +119,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		name := fmt.Sprintf("%s-%s-%s.json", f.Property, f.Layer, f.Code)
-		f.File = filepath.Join(dir, "corpus", sanitize(name))
+		f.File = filepath.Join(corpusDir, sanitize(name))
 		if err := fuzz.Save(f.File, *f); err != nil {
 			fmt.Fprintf(stderr, "mcpconform fuzz: saving %s: %v\n", f.File, err)
 			f.File = ""
@@ -121,10 +128,14 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	if err := writeFindings(filepath.Join(dir, "findings.json"), res); err != nil {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %v\n", err)
 	}
-	if path, err := reports.WriteJSON(dir, fuzzReport(tg.Transport(), tg.Describe(), string(tf.policy), res, started)); err != nil {
+	rep := fuzzReport(tg.Transport(), tg.Describe(), string(tf.policy), res, started)
+	if path, err := reports.WriteJSON(dir, rep); err != nil {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %v\n", err)
 	} else {
 		fmt.Fprintf(stderr, "report: %s\n", path)
+	}
+	if _, err := reports.WriteJUnit(dir, fuzzGinkgoReport(rep, started), rep); err != nil {
+		fmt.Fprintf(stderr, "mcpconform fuzz: junit: %v\n", err)
 	}
 	fmt.Fprintf(stdout, "fuzzed %s (%s) for %s: %d cases, %d exchanges (%.0f/s), seed %d: %d finding(s)\n",
 		tg.Describe(), res.Revision, res.Elapsed.Round(time.Millisecond), res.Cases, res.Exchanges,
@@ -232,4 +243,36 @@ func fuzzReport(transport, describe, pol string, res *fuzz.Result, started time.
 	}
 	rep.Summary = reports.Summarize(rep.Results, false)
 	return rep
+}
+
+// isTerminal reports whether w is a terminal (the live status line).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// fuzzGinkgoReport gives a campaign's results the shape of a Ginkgo run
+// (one It per property, labelled like the suite's checks), so that
+// junit.xml is written by the same reporter as run's.
+func fuzzGinkgoReport(rep *reports.Report, started time.Time) types.Report {
+	end := started.Add(time.Duration(rep.DurationMs) * time.Millisecond)
+	gr := types.Report{SuitePath: "mcpconform fuzz", SuiteDescription: "mcpconform fuzz", SuiteSucceeded: rep.Summary.Passed,
+		StartTime: started, EndTime: end, RunTime: end.Sub(started)}
+	for _, r := range rep.Results {
+		sr := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: r.Requirement + " " + r.Title,
+			LeafNodeLabels: []string{"req:" + r.Requirement, "rev:" + r.Revision}, State: types.SpecStatePassed,
+			StartTime: started, EndTime: end, RunTime: end.Sub(started)}
+		switch r.Verdict {
+		case "FAIL":
+			sr.State, sr.Failure = types.SpecStateFailed, types.Failure{Message: r.Message}
+		case "NA":
+			sr.State = types.SpecStateSkipped
+		}
+		gr.SpecReports = append(gr.SpecReports, sr)
+	}
+	return gr
 }

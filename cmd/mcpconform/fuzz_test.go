@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/fuzz"
 )
 
 func TestFuzzUsageErrorsExit2(t *testing.T) {
@@ -25,7 +27,7 @@ func TestFuzzUsageErrorsExit2(t *testing.T) {
 
 func TestFuzzReferenceAndMutant(t *testing.T) {
 	dir := t.TempDir()
-	out, stderr, code, _ := cli(t, nil, "fuzz", "--seed", "7", "--checks", "30", "--duration", "10s", "--timeout", "2s",
+	out, stderr, code, _ := cli(t, nil, "fuzz", "--seed", "7", "--checks", "15", "--duration", "10s", "--timeout", "2s",
 		"--report-dir", dir, "--", os.Args[0], "fixture", "aftersales")
 	if code != exitOK || !strings.Contains(stderr, "seed 7") || !strings.Contains(out, "0 finding(s)") {
 		t.Fatalf("reference: exit %d\n%s\n%s", code, out, stderr)
@@ -35,18 +37,25 @@ func TestFuzzReferenceAndMutant(t *testing.T) {
 		Results []struct{ Verdict string }
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil || json.Unmarshal(b, &rep) != nil || !rep.Summary.Passed || len(rep.Results) != 3 {
+	if err != nil || json.Unmarshal(b, &rep) != nil || !rep.Summary.Passed || len(rep.Results) != len(fuzz.Properties()) {
 		t.Fatalf("report.json: %v %s", err, b)
+	}
+	if junit, err := os.ReadFile(filepath.Join(dir, "junit.xml")); err != nil || !strings.Contains(string(junit), `tests="6"`) || !strings.Contains(string(junit), "FUZZ-SEQ") {
+		t.Fatalf("junit.xml: %v\n%s", err, junit)
 	}
 
 	dir = t.TempDir()
+	corpus := filepath.Join(t.TempDir(), "cases")
 	mutant := []string{"--", os.Args[0], "fixture", "aftersales", "--mutant", "fuzz-truncate-long-ids"}
 	out, stderr, code, _ = cli(t, nil, append([]string{"fuzz", "--seed", "7", "--checks", "100", "--duration", "15s", "--timeout", "2s",
-		"--properties", "ids", "--report-dir", dir}, mutant...)...)
+		"--properties", "ids", "--report-dir", dir, "--corpus", corpus}, mutant...)...)
 	if code != exitFail || !strings.Contains(out, "ids/correlation/unknown-id") {
 		t.Fatalf("mutant: exit %d\n%s\n%s", code, out, stderr)
 	}
-	file := filepath.Join(dir, "corpus", "ids-correlation-unknown-id.json")
+	if !strings.Contains(stderr, "fuzz ") || !strings.Contains(stderr, "exchanges (") {
+		t.Errorf("no progress line on stderr:\n%s", stderr)
+	}
+	file := filepath.Join(corpus, "ids-correlation-unknown-id.json")
 	out, stderr, code, _ = cli(t, nil, append([]string{"fuzz", "--replay", file}, mutant...)...)
 	if code != exitFail || !strings.HasPrefix(out, "STILL FAILING") {
 		t.Errorf("replay against the mutant: exit %d\n%s\n%s", code, out, stderr)
