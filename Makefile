@@ -11,7 +11,7 @@ build:
 # The whole test suite, including the kill matrix (reference fixtures pass
 # everything; each mutant fails exactly its listed requirements).
 test:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 20m ./...
 
 # Runs the suite against the built-in reference servers: aftersales and
 # tutor (bearer-protected over HTTP), each over stdio and Streamable HTTP.

@@ -272,6 +272,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
+		reportList  = fs.String("reports", "json,junit,html,md", "comma list of the reports to write in --report-dir: json (report.json, always written), junit, html, md (summary.md)")
 	)
 	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL | mcpconform run [flags] --config FILE", stdout, stderr); done {
 		return code
@@ -311,6 +312,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
 		return exitUsage
 	}
+	formats, err := reportFormats(*reportList)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform run: --reports: %v\n", err)
+		return exitUsage
+	}
 	progress := stderr
 	if *quiet {
 		progress = io.Discard
@@ -334,7 +340,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window, MaxPages: *maxPages,
 		Baseline: base, BaselineFile: *baseline, Schema: schema, SchemaFile: *schemaFile,
-		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile,
+		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile, Reports: formats,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))
@@ -446,3 +452,19 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 // checkedIDs builds the spec tree once for every revision and transport to
 // learn which requirements have a check.
 func checkedIDs() []string { return conform.CheckedIDs() }
+
+// reportFormats parses --reports: which report files to write besides
+// report.json (always written: baselines and `mcpconform report` read it).
+func reportFormats(list string) (map[string]bool, error) {
+	out := map[string]bool{"json": true}
+	for _, f := range strings.Split(list, ",") {
+		switch f = strings.TrimSpace(f); f {
+		case "json", "junit", "html", "md":
+			out[f] = true
+		case "":
+		default:
+			return nil, fmt.Errorf("unknown report %q (json, junit, html, md)", f)
+		}
+	}
+	return out, nil
+}

@@ -64,6 +64,9 @@ type Config struct {
 	Policy     policy.CallPolicy
 	SampleArgs map[string]map[string]any
 	ConfigFile string
+	// Reports selects the report files besides report.json, which is
+	// always written: "junit", "html", "md" (nil: all of them).
+	Reports map[string]bool
 	// T is the Ginkgo testing handle (go test); nil in the CLI.
 	T ginkgo.GinkgoTestingT
 	// Describe is the suite description.
@@ -325,12 +328,36 @@ func writeReports(cfg Config, rep *reports.Report, gr ginkgo.Report) []string {
 	} else {
 		fmt.Fprintf(os.Stderr, "mcpconform: writing report.json: %v\n", err)
 	}
-	if p, err := reports.WriteJUnit(cfg.ReportDir, junitSafe(gr), rep); err == nil {
-		files = append(files, p)
-	} else {
-		fmt.Fprintf(os.Stderr, "mcpconform: writing junit.xml: %v\n", err)
+	want := func(f string) bool { return cfg.Reports == nil || cfg.Reports[f] }
+	if want("junit") {
+		if p, err := reports.WriteJUnit(cfg.ReportDir, junitSafe(gr), rep); err == nil {
+			files = append(files, p)
+		} else {
+			fmt.Fprintf(os.Stderr, "mcpconform: writing junit.xml: %v\n", err)
+		}
 	}
-	return append(files, reports.WriteDerived(cfg.ReportDir, rep, os.Stderr)...)
+	if want("html") && want("md") {
+		return append(files, reports.WriteDerived(cfg.ReportDir, rep, os.Stderr)...)
+	}
+	if want("html") {
+		if p, err := reports.WriteHTML(cfg.ReportDir, rep); err == nil {
+			files = append(files, p)
+		} else {
+			fmt.Fprintf(os.Stderr, "mcpconform: writing report.html: %v\n", err)
+		}
+	}
+	if want("md") {
+		links := reports.MarkdownLinks{JSON: "report.json"}
+		if want("junit") {
+			links.JUnit = "junit.xml"
+		}
+		if p, err := reports.WriteMarkdown(cfg.ReportDir, rep, links); err == nil {
+			files = append(files, p)
+		} else {
+			fmt.Fprintf(os.Stderr, "mcpconform: writing summary.md: %v\n", err)
+		}
+	}
+	return files
 }
 
 // junitSafe returns gr with each check's outcome entry replaced by a
@@ -344,7 +371,7 @@ func junitSafe(gr ginkgo.Report) ginkgo.Report {
 		entries := make(types.ReportEntries, len(sr.ReportEntries))
 		for j, e := range sr.ReportEntries {
 			if o, ok := e.GetRawValue().(*conform.Outcome); ok && e.Name == conform.EntryName {
-				e.Value = types.WrapEntryValue(fmt.Sprintf("%s %s (%s, %s): %s", o.Verdict, o.Requirement, o.Revision, o.Transport, o.Message))
+				e.Value = types.WrapEntryValue(o.String())
 			}
 			entries[j] = e
 		}
