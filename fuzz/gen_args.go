@@ -15,16 +15,14 @@ import (
 // Generators of prompts/get arguments and resources/read URIs (listed
 // resources, template expansions, and URIs that are not quite either).
 
-// uriUnicode lets generated resource URIs hold any character. Off: they
-// hold printable ASCII only (percent-encoded where a template expands).
+// uriUnicode lets generated resource URIs hold any character (off: they
+// hold printable ASCII only, percent-encoded where a template expands).
 // go-sdk v1.8.0 never answers a resources/read whose URI holds a control
-// character (U+0000–U+001F, U+007F), and stops answering anything on the
-// connection after one whose URI holds some non-ASCII characters (U+F03B7,
-// a supplementary private-use character, is enough; template expansions
-// that decode to such characters too): findings the reference fixture
-// would report on every campaign until its engine corrects them (the first
-// campaigns of this property found them).
-const uriUnicode = false
+// character, and stops answering anything on the connection after one
+// whose URI holds some non-ASCII characters (U+F03B7 is enough): the first
+// campaigns of this property found it, and the reference fixture now
+// answers such URIs with -32602 (fixtures/doc.go, correction 26).
+const uriUnicode = true
 
 var asciiPrintable = rapid.RuneFrom(nil, &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x20, Hi: 0x7e, Stride: 1}}})
 
