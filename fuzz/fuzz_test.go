@@ -185,8 +185,15 @@ func TestSeqFindsLifecycleDefects(t *testing.T) {
 		defer stop()
 		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
 		res := campaign(t, tg, Config{Revision: catalog.LatestLegacy, Checks: 40, Rounds: 1, Properties: []string{PropSeq}})
-		if len(res.Findings) != 1 || res.Findings[0].Signature() != "seq/http/ended-session-served" || len(res.Findings[0].Steps) != 3 {
+		// Minimal is 3 steps (initialize, delete, reuse); shrinking is
+		// bounded in time, so a loaded machine may stop a step or two
+		// short of it.
+		if len(res.Findings) != 1 || res.Findings[0].Signature() != "seq/http/ended-session-served" || len(res.Findings[0].Steps) > 5 {
 			t.Fatalf("findings: %+v", res.Findings)
+		}
+		steps := res.Findings[0].Steps
+		if n := len(steps); n < 3 || steps[0].Op != "initialize" || steps[n-2].Op != "delete" || steps[n-1].Op != "reuse" {
+			t.Fatalf("steps: %+v", steps)
 		}
 	})
 }
