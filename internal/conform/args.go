@@ -129,3 +129,28 @@ func deriveValue(schema json.RawMessage, depth int) (any, error) {
 	}
 	return nil, fmt.Errorf("no usable type")
 }
+
+// PromptArgValue is the value checks give a prompt argument when only its
+// presence matters.
+const PromptArgValue = "mcpconform"
+
+// RequiredPromptArgs returns PromptArgValue for every required argument of
+// a prompt (its raw object from prompts/list): the arguments a prompts/get
+// needs to be valid when the check is not about them.
+func RequiredPromptArgs(prompt json.RawMessage) map[string]string {
+	var p struct {
+		Arguments []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required"`
+		} `json:"arguments"`
+	}
+	args := map[string]string{}
+	if json.Unmarshal(prompt, &p) == nil {
+		for _, a := range p.Arguments {
+			if a.Required && a.Name != "" {
+				args[a.Name] = PromptArgValue
+			}
+		}
+	}
+	return args
+}

@@ -46,19 +46,7 @@ func namedRequests(t *c.T, s *session.Session) []named {
 	if c.Declared(s, "prompts") {
 		if p := first("prompts/list", "prompts"); p != nil {
 			if name := c.ItemKey(p, "name"); name != "" {
-				var def struct {
-					Arguments []struct {
-						Name     string `json:"name"`
-						Required bool   `json:"required"`
-					} `json:"arguments"`
-				}
-				_ = json.Unmarshal(p, &def)
-				args := map[string]any{}
-				for _, a := range def.Arguments {
-					if a.Required {
-						args[a.Name] = "mcpconform"
-					}
-				}
+				args := c.RequiredPromptArgs(p)
 				params := map[string]any{"name": name}
 				if len(args) > 0 {
 					params["arguments"] = args

@@ -18,8 +18,6 @@ const (
 	maxPrompts   = 20
 	maxResources = 20
 	maxTools     = 30
-	// promptArgValue fills the required arguments of a prompt.
-	promptArgValue = "mcpconform"
 )
 
 // target is a tools/call, prompts/get or resources/read request that the
@@ -93,7 +91,7 @@ func discover(t *c.T) *discovery {
 			if name == "" || i >= maxPrompts {
 				continue
 			}
-			try("prompts/get", name, map[string]any{"name": name, "arguments": requiredArgs(p)}, nil, "")
+			try("prompts/get", name, map[string]any{"name": name, "arguments": c.RequiredPromptArgs(p)}, nil, "")
 		}
 	}
 	if c.Declared(s, "resources") {
@@ -176,6 +174,36 @@ func complete(t *c.T, s *session.Session, tg *target) *session.Trace {
 	return nil
 }
 
+// flow is a target whose round trip completed with correct answers: its
+// trace and first retry.
+type flow struct {
+	tg    *target
+	tr    *session.Trace
+	retry session.Retry
+}
+
+// completedFlows runs each target keep selects to completion (see
+// complete) and returns those that completed after at least one retry.
+func completedFlows(t *c.T, s *session.Session, keep func(*target) bool) []flow {
+	var out []flow
+	for _, tg := range targets(t) {
+		if !keep(tg) {
+			continue
+		}
+		tr := complete(t, s, tg)
+		if tr == nil {
+			continue
+		}
+		if retry, ok := firstRetry(tr); ok {
+			out = append(out, flow{tg, tr, retry})
+		}
+	}
+	return out
+}
+
+// asksInput tells whether the target's first answer holds input requests.
+func (tg *target) asksInput() bool { return len(tg.Interim.Requests) > 0 }
+
 // firstRetry returns the state and answers sent with the second request of
 // a completed trace (the answers to the first interim result).
 func firstRetry(tr *session.Trace) (session.Retry, bool) {
@@ -183,25 +211,6 @@ func firstRetry(tr *session.Trace) (session.Retry, bool) {
 		return session.Retry{}, false
 	}
 	return tr.Rounds[1].Retry, true
-}
-
-// requiredArgs returns a value for every required argument of a prompt.
-func requiredArgs(prompt json.RawMessage) map[string]string {
-	var p struct {
-		Arguments []struct {
-			Name     string `json:"name"`
-			Required bool   `json:"required"`
-		} `json:"arguments"`
-	}
-	args := map[string]string{}
-	if json.Unmarshal(prompt, &p) == nil {
-		for _, a := range p.Arguments {
-			if a.Required && a.Name != "" {
-				args[a.Name] = promptArgValue
-			}
-		}
-	}
-	return args
 }
 
 // capabilityFor names the client capability an input request needs.

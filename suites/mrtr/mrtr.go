@@ -257,19 +257,9 @@ var _ = c.Area("mrtr", func() {
 		judged := 0
 		var findings []string
 		actual := ""
-		for _, tg := range targets(t) {
-			if !tg.hasState() {
-				continue
-			}
-			tr := complete(t, s, tg)
-			if tr == nil {
-				continue
-			}
-			retry, ok := firstRetry(tr)
-			if !ok || retry.RequestState == nil {
-				continue
-			}
-			if !dependsOnState(t, s, tg, retry) {
+		for _, f := range completedFlows(t, s, (*target).hasState) {
+			tg, retry := f.tg, f.retry
+			if retry.RequestState == nil || !dependsOnState(t, s, tg, retry) {
 				continue
 			}
 			judged++
@@ -305,24 +295,16 @@ var _ = c.Area("mrtr", func() {
 
 	c.It("MRTR-007", "a replayed requestState is rejected for another request, other arguments or another principal", func(t *c.T) {
 		s := t.Shared()
-		type flow struct {
+		type stateFlow struct {
 			tg    *target
 			retry session.Retry
 			final session.Retry
 		}
-		var flows []flow
-		for _, tg := range targets(t) {
-			if !tg.hasState() {
-				continue
-			}
-			tr := complete(t, s, tg)
-			if tr == nil {
-				continue
-			}
-			retry, ok := firstRetry(tr)
-			last, _ := tr.LastRetry()
-			if ok && retry.RequestState != nil && dependsOnState(t, s, tg, retry) {
-				flows = append(flows, flow{tg, retry, last})
+		var flows []stateFlow
+		for _, f := range completedFlows(t, s, (*target).hasState) {
+			last, _ := f.tr.LastRetry()
+			if f.retry.RequestState != nil && dependsOnState(t, s, f.tg, f.retry) {
+				flows = append(flows, stateFlow{f.tg, f.retry, last})
 			}
 		}
 		if len(flows) == 0 {
@@ -388,18 +370,8 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-008", "a retry missing needed inputResponses gets input_required again, not an error", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, tg := range targets(t) {
-			if tg.Interim.Requests == nil || len(tg.Interim.Requests) == 0 {
-				continue
-			}
-			tr := complete(t, s, tg)
-			if tr == nil {
-				continue
-			}
-			retry, ok := firstRetry(tr)
-			if !ok {
-				continue
-			}
+		for _, f := range completedFlows(t, s, (*target).asksInput) {
+			tg, retry := f.tg, f.retry
 			judged++
 			for _, v := range []struct {
 				name string
@@ -431,10 +403,8 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-009", "unrecognised inputResponses keys are ignored", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, tg := range targets(t) {
-			if tg.Interim.Requests == nil || len(tg.Interim.Requests) == 0 || complete(t, s, tg) == nil {
-				continue
-			}
+		for _, f := range completedFlows(t, s, (*target).asksInput) {
+			tg := f.tg
 			judged++
 			t.Step(tg.what() + " with an extra inputResponses key in every retry")
 			tr := s.RoundTrip(t.Ctx, tg.Method, tg.Params, &session.MRTROptions{Extra: map[string]json.RawMessage{extraKey: json.RawMessage(`{"action":"decline"}`)}})
@@ -451,18 +421,8 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-010", "structurally invalid inputResponses never produce a complete result", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, tg := range targets(t) {
-			if tg.Interim.Requests == nil || len(tg.Interim.Requests) == 0 {
-				continue
-			}
-			tr := complete(t, s, tg)
-			if tr == nil {
-				continue
-			}
-			retry, ok := firstRetry(tr)
-			if !ok {
-				continue
-			}
+		for _, f := range completedFlows(t, s, (*target).asksInput) {
+			tg, retry := f.tg, f.retry
 			judged++
 			var good map[string]json.RawMessage
 			_ = json.Unmarshal(retry.InputResponses, &good)

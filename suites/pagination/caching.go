@@ -18,8 +18,6 @@ const (
 	// maxProvoke caps the prompts/get and resources/read calls CACHE-002
 	// makes to provoke input_required results.
 	maxProvoke = 20
-	// promptArgValue fills the required arguments of a prompt for CACHE-002.
-	promptArgValue = "mcpconform"
 )
 
 var _ = c.Area("caching", func() {
@@ -114,7 +112,7 @@ var _ = c.Area("caching", func() {
 				if name == "" {
 					continue
 				}
-				probes = append(probes, probe{"prompts/get " + name, "prompts/get", map[string]any{"name": name, "arguments": requiredArgs(p)}})
+				probes = append(probes, probe{"prompts/get " + name, "prompts/get", map[string]any{"name": name, "arguments": c.RequiredPromptArgs(p)}})
 			}
 		}
 		if c.Declared(s, "resources") {
@@ -155,23 +153,3 @@ var _ = c.Area("caching", func() {
 		}
 	})
 })
-
-// requiredArgs returns a value for every required argument of a prompt
-// (its raw object from prompts/list).
-func requiredArgs(prompt json.RawMessage) map[string]string {
-	var p struct {
-		Arguments []struct {
-			Name     string `json:"name"`
-			Required bool   `json:"required"`
-		} `json:"arguments"`
-	}
-	args := map[string]string{}
-	if json.Unmarshal(prompt, &p) == nil {
-		for _, a := range p.Arguments {
-			if a.Required && a.Name != "" {
-				args[a.Name] = promptArgValue
-			}
-		}
-	}
-	return args
-}

@@ -125,24 +125,6 @@ func field(item json.RawMessage, key string) json.RawMessage {
 	return o[key]
 }
 
-// promptArgs returns string values for a prompt's required arguments.
-func promptArgs(prompt json.RawMessage) map[string]string {
-	var p struct {
-		Arguments []struct {
-			Name     string `json:"name"`
-			Required bool   `json:"required"`
-		} `json:"arguments"`
-	}
-	_ = json.Unmarshal(prompt, &p)
-	out := map[string]string{}
-	for _, a := range p.Arguments {
-		if a.Required && a.Name != "" {
-			out[a.Name] = "mcpconform"
-		}
-	}
-	return out
-}
-
 // isListChanged reports an event that is the notification n.
 func isNotification(e session.Event, n string) bool {
 	return e.Msg != nil && e.Msg.Method == n && !e.Msg.HasID

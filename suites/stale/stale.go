@@ -66,7 +66,7 @@ var _ = c.Area("stale", func() {
 						continue
 					}
 					t.Step("prompts/get " + variant)
-					resp := t.Call(s, "prompts/get", map[string]any{"name": variant, "arguments": promptArgs(p)}, nil)
+					resp := t.Call(s, "prompts/get", map[string]any{"name": variant, "arguments": c.RequiredPromptArgs(p)}, nil)
 					expectUnknown(t, resp, fmt.Sprintf("prompts/get %q (the listed prompt is %q)", variant, name))
 					tested++
 					break
@@ -207,7 +207,7 @@ var _ = c.Area("stale", func() {
 			if i == maxProbes {
 				break
 			}
-			resp := t.Call(s, "prompts/get", map[string]any{"name": name, "arguments": promptArgs(before["prompts/list"][name])}, nil)
+			resp := t.Call(s, "prompts/get", map[string]any{"name": name, "arguments": c.RequiredPromptArgs(before["prompts/list"][name])}, nil)
 			expectRejected(t, resp, fmt.Sprintf("prompts/get of the removed prompt %q", name))
 			tested++
 		}
