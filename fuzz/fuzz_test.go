@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -133,7 +134,11 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 				t.Fatalf("no finding %s; findings: %+v", w.signature, res.Findings)
 			}
 			if size := len(f.Messages) + len(f.Steps); size > w.size {
-				t.Errorf("the case was not shrunk to %d messages or steps: %d\n%s", w.size, size, strings.Join(f.Transcript, "\n"))
+				why := ""
+				if f.Flaky {
+					why = fmt.Sprintf(" (rapid could not reproduce the failure in %d searches)", maxFlakyRuns)
+				}
+				t.Errorf("the case was not shrunk to %d messages or steps: %d%s\n%s", w.size, size, why, strings.Join(f.Transcript, "\n"))
 			}
 			path := filepath.Join(t.TempDir(), "case.json")
 			if err := Save(path, *f); err != nil {

@@ -676,6 +676,7 @@ type mainTB struct {
 	name   string
 	mu     sync.Mutex
 	failed bool
+	flaky  bool // rapid could not reproduce the failure it found
 	logs   []string
 }
 
@@ -684,6 +685,9 @@ func (t *mainTB) Name() string { return t.name }
 func (t *mainTB) Logf(format string, args ...any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if strings.HasPrefix(format, "[rapid] flaky test") {
+		t.flaky = true
+	}
 	if len(t.logs) < 100 {
 		t.logs = append(t.logs, fmt.Sprintf(format, args...))
 	}
@@ -731,13 +735,17 @@ func (h *harness) msgCase(gen func(*rapid.T) [][]byte) caseFunc {
 // in known, the checks are done, or the deadline passes (shrinking goes on
 // for up to shrink more, never past end). It returns the
 // shrunk finding (nil: none) and the number of cases run.
+//
+// rapid shrinks a failure only after running the failing case again; a
+// failure that depends on timing (a concurrency defect on a loaded
+// machine) may not show the second time, and rapid then gives up at once.
+// Such a search is run again from the same seed, so that the same case
+// comes up (maxFlakyRuns in all, within the deadline); when none of them
+// reproduces, the finding is reported unshrunk and marked Flaky.
 func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int) {
 	if shrink <= 0 {
 		shrink = max(time.Second, min(20*time.Second, time.Until(deadline)/2))
 	}
-	setupRapid(checks, seed, shrink)
-	var last *Finding
-	cases := 0
 	// rapid checks its shrink budget between steps only, and a state
 	// machine's step can take seconds: past the deadline plus the shrink
 	// budget every case passes at once, so the property ends on time.
@@ -745,6 +753,36 @@ func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed ui
 	if hard.After(end) {
 		hard = end // the campaign's own budget
 	}
+	var flaky *Finding
+	cases := 0
+	for run := 0; run < maxFlakyRuns; run++ {
+		f, n, unsure := h.checkOnce(ctx, prop, body, seed, checks, deadline, hard, shrink, known)
+		cases += n
+		if f != nil && !unsure {
+			return f, cases
+		}
+		if f != nil {
+			f.Flaky = true
+			flaky = f
+		}
+		if f == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	return flaky, cases
+}
+
+// maxFlakyRuns bounds the searches of a property whose failure rapid could
+// not reproduce.
+const maxFlakyRuns = 3
+
+// checkOnce is one rapid search of check: the finding (nil: none), the
+// cases run, and whether rapid could not reproduce the failure (the
+// finding is then the case as first found, not shrunk).
+func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
+	setupRapid(checks, seed, shrink)
+	var last *Finding
+	cases := 0
 	tb := &mainTB{name: "mcpconform-fuzz-" + prop}
 	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
 		for _, p := range ps {
@@ -778,7 +816,9 @@ func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed ui
 		})
 	}()
 	<-done
-	return last, cases
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return last, cases, tb.flaky
 }
 
 // clipLines keeps the last maxTranscript lines of a long transcript.
