@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -199,42 +196,6 @@ func swapCase(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// validator compiles a tool's inputSchema (2020-12 unless $schema says
-// otherwise; references are not fetched).
-func validator(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	comp := jsonschema.NewCompiler()
-	comp.DefaultDraft(jsonschema.Draft2020)
-	comp.UseLoader(noLoader{})
-	const u = "urn:mcpconform:stale-input-schema"
-	if err := comp.AddResource(u, doc); err != nil {
-		return nil, err
-	}
-	return comp.Compile(u)
-}
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, errors.New("mcpconform does not fetch " + url)
-}
-
-// validates reports whether args (a Go value) pass the schema.
-func validates(sch *jsonschema.Schema, args map[string]any) bool {
-	b, err := json.Marshal(args)
-	if err != nil {
-		return false
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		return false
-	}
-	return sch.Validate(v) == nil
 }
 
 // settleFor waits until the server has sent what it would send on s: the

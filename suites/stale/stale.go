@@ -3,6 +3,7 @@ package stale
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/internal/toolschema"
 	"strings"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
@@ -249,12 +250,12 @@ var _ = c.Area("stale", func() {
 				t.Note("%s: no arguments could be derived from the old inputSchema (%v)", name, err)
 				continue
 			}
-			sch, err := validator(field(now, "inputSchema"))
+			sch, err := toolschema.Compile(field(now, "inputSchema"))
 			if err != nil {
 				t.Note("%s: the new inputSchema does not compile (%v); judged by the tools checks", name, err)
 				continue
 			}
-			if validates(sch, args) {
+			if toolschema.Validate(sch, args) == nil {
 				t.Note("%s: the arguments derived from the old inputSchema also fit the new one", name)
 				continue
 			}
