@@ -213,7 +213,7 @@ func PrintFinding(w io.Writer, f Finding) {
 	}
 	kind := "minimal case"
 	if f.Flaky {
-		kind = "case (not shrunk: the failure did not show again when re-run, so it depends on timing)"
+		kind = "case (not shrunk: the failure did not show again when the case was re-run)"
 	}
 	fmt.Fprintf(w, "FINDING %s (seed %d, %s over %s)\n  %s\n  %s: %s\n", f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail, kind, size)
 	for _, l := range f.Transcript {
@@ -273,6 +273,9 @@ func Replay(ctx context.Context, tg *target.Target, f Finding) ([]string, error)
 		return nil, err
 	}
 	defer h.close()
+	// The tools' inputSchemas, for the error-layer oracle (whatever the
+	// call policy: the case's calls are the user's to replay).
+	h.prepareTools(ctx, policy.All)
 	var ps []problem
 	if len(f.Steps) > 0 {
 		if ps, err = h.replaySeq(ctx, f.Steps); err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/internal/toolschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sort"
 	"strconv"
 	"strings"
@@ -274,6 +276,9 @@ type toolInfo struct {
 	props    []string       // declared property names, sorted
 	types    map[string]string
 	required []string
+	// schema is the compiled inputSchema (nil when it does not compile):
+	// the oracle of the error layer for arguments that break it.
+	schema *jsonschema.Schema
 }
 
 // prepareTools walks tools/list (bounded) and keeps the tools the call
@@ -313,6 +318,7 @@ func (h *harness) prepareTools(ctx context.Context, pol policy.CallPolicy) (bool
 				continue
 			}
 			ti := toolInfo{name: tool.Name, types: map[string]string{}}
+			ti.schema, _ = toolschema.Compile(tool.InputSchema)
 			ti.base, _ = conform.DeriveArgs(tool.InputSchema)
 			if ti.base == nil {
 				ti.base = map[string]any{}

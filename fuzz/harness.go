@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpconform/mcpconform/internal/toolschema"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -194,6 +195,10 @@ type sent struct {
 	method  string
 	count   int
 	mayDrop bool // cancelled in the same case: no response is fine
+	// badArgs: a tools/call whose arguments break the tool's inputSchema
+	// (the validator's reason); the answer must be an isError result or
+	// JSON-RPC error -32602.
+	badArgs, tool string
 }
 
 // xopts tune exchangeOn for a session other than the harness's own (the
@@ -287,6 +292,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				// or to none, is a fair answer.
 				faults++
 				r.mayDrop = true
+			}
+			if m.Method == "tools/call" {
+				r.tool, r.badArgs = h.argumentFault(m.Params)
 			}
 			reqs[m.ID.Key()] = r
 			order = append(order, r)
@@ -418,9 +426,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	h.exchanges.Add(1)
 	var resp *session.Response
 	var perr error
-	if own {
-		resp, perr = s.Call(ctx, h.probe, nil, &session.CallOptions{Timeout: h.timeout})
-	} else {
+	{
+		// An id of its own kind: the session's integer ids may equal an
+		// id of the case whose answer is still to come (a request that
+		// may go unanswered, like one nested too deep, is not waited for).
 		id := jsonrpc.StringID(fmt.Sprintf("mcpconform-probe-%d", h.probes.Add(1)))
 		payload := jsonrpc.Request(id, h.probe, nil)
 		if s.Modern() {
@@ -465,20 +474,33 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				method = r.method
 				if out.resp[e.Msg.ID.Key()] == nil {
 					out.resp[e.Msg.ID.Key()] = e.Msg
+					if r.badArgs != "" {
+						probs = append(probs, judgeBadArgs(s.Modern(), r, e.Msg)...)
+					}
 				}
 			case !e.Msg.HasID || e.Msg.ID.IsNull():
-				if e.Msg.HasResult {
+				switch {
+				case e.Msg.HasResult:
 					probs = append(probs, problem{"correlation", "result-without-id", "a result addressed to no request: " + clip(e.Msg.Raw)})
-				} else if faults == 0 && !rejected[e.Frame.Exchange] { // the error body of a 4xx rejection may be addressed to no request
+				case faults == 0 && !rejected[e.Frame.Exchange]: // the error body of a 4xx rejection may be addressed to no request
 					probs = append(probs, problem{"correlation", "error-without-id", "an error addressed to no request although every message was well-formed: " + clip(e.Msg.Raw)})
+				case !rejected[e.Frame.Exchange]: // a 4xx rejection's body is the HTTP layer's answer
+					if p, bad := judgeFaultCode("", e.Msg); bad {
+						probs = append(probs, p)
+					}
+				}
+			case faultIDs[e.Msg.ID.Key()] != "":
+				// before the late answers: a re-run of the case (rapid
+				// reproducing or shrinking it) sends the same ids again
+				fault := faultIDs[e.Msg.ID.Key()]
+				if e.Msg.HasResult {
+					probs = append(probs, problem{"fault", "executed-" + fault, fmt.Sprintf("a message with %s (id %s) was executed instead of rejected: %s",
+						strings.ReplaceAll(fault, "-", " "), clip([]byte(e.Msg.ID.String())), clip(e.Msg.Raw))})
+				} else if p, bad := judgeFaultCode(fault, e.Msg); bad {
+					probs = append(probs, p)
 				}
 			case xo.lateOK[e.Msg.ID.Key()]:
 				// a late answer to a request cancelled earlier
-			case faultIDs[e.Msg.ID.Key()] != "":
-				if e.Msg.HasResult {
-					probs = append(probs, problem{"fault", "executed-" + faultIDs[e.Msg.ID.Key()], fmt.Sprintf("a message with %s (id %s) was executed instead of rejected: %s",
-						strings.ReplaceAll(faultIDs[e.Msg.ID.Key()], "-", " "), clip([]byte(e.Msg.ID.String())), clip(e.Msg.Raw))})
-				}
 			case strings.HasPrefix(e.Msg.ID.String(), `"mcpconform-probe-`):
 				// the probe's own response
 				continue
@@ -550,6 +572,93 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 	out.probs, out.broken = probs, broken
 	return out
+}
+
+// argumentFault returns the tool a tools/call names and, when its
+// arguments break that tool's inputSchema, the validator's reason ("" when
+// they conform, the tool is not one the harness listed, or its schema does
+// not compile).
+func (h *harness) argumentFault(params json.RawMessage) (tool, reason string) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "", ""
+	}
+	for _, t := range h.tools {
+		if t.name != p.Name || t.schema == nil {
+			continue
+		}
+		args := p.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			// Absent arguments are no arguments; null is read as absent
+			// by common servers (go-sdk among them), a leniency the
+			// oracle tolerates (TOOL-011 judges non-object arguments).
+			args = json.RawMessage(`{}`)
+		}
+		if err := toolschema.Validate(t.schema, args); err != nil {
+			return p.Name, toolschema.OneLine(err)
+		}
+	}
+	return p.Name, ""
+}
+
+// judgeBadArgs judges the answer to a tools/call whose arguments break the
+// inputSchema: a tool execution error (isError) or, tolerated (SPEC-DIGEST
+// §17.3), JSON-RPC -32602. A result without isError means the tool ran on
+// input it declared invalid; another error code puts the rejection in the
+// wrong layer (an internal error is not a validation error).
+func judgeBadArgs(modern bool, r *sent, resp *jsonrpc.Message) []problem {
+	what := fmt.Sprintf("tools/call %s (id %s) with arguments that break its inputSchema (%s)", clip([]byte(r.tool)), clip([]byte(r.id.String())), r.badArgs)
+	if resp.HasResult {
+		res := resp.ResultObject()
+		switch {
+		case res == nil:
+			return nil // judged by the message model
+		case string(res["isError"]) == "true":
+			return nil
+		case modern && string(res["resultType"]) == `"input_required"`:
+			return nil // asks for input first; the validation may come with the retry
+		}
+		return []problem{{"tools", "executed-invalid-arguments", what + " was executed: a result without isError: " + clip(resp.Raw)}}
+	}
+	code, ok := resp.ErrorCode()
+	switch {
+	case !ok:
+		return nil // judged by the message model
+	case code == jsonrpc.CodeInvalidParams:
+		return nil
+	case code == jsonrpc.CodeHeaderMismatch && modern:
+		return nil // an argument mirrored in a header: the header check may come first
+	}
+	return []problem{{"tools", "invalid-arguments-wrong-error", fmt.Sprintf("%s got JSON-RPC error %d; the answer is an isError result (or -32602): %s", what, code, clip(resp.Raw))}}
+}
+
+// faultCodes are the JSON-RPC error codes that answer a malformed message:
+// parse error and invalid request; invalid UTF-8 inside a string may also
+// surface as invalid params.
+var faultCodes = map[string][]int64{
+	"":                      {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
+	"invalid-envelope":      {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
+	"wrong-jsonrpc-version": {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
+	"invalid-utf8":          {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams},
+}
+
+// judgeFaultCode judges the error that answers a malformed message (fault
+// names the fault of the message whose id it carries; "" for an error
+// addressed to no request).
+func judgeFaultCode(fault string, resp *jsonrpc.Message) (problem, bool) {
+	allowed, known := faultCodes[fault]
+	code, ok := resp.ErrorCode()
+	if !known || !ok || slices.Contains(allowed, code) {
+		return problem{}, false
+	}
+	what := "an error addressed to no request"
+	if fault != "" {
+		what = fmt.Sprintf("the error answering a message with %s (id %s)", strings.ReplaceAll(fault, "-", " "), clip([]byte(resp.ID.String())))
+	}
+	return problem{"fault", "wrong-error-code", fmt.Sprintf("%s has code %d; a malformed message is answered with %v: %s", what, code, allowed, clip(resp.Raw))}, true
 }
 
 // parserDepth is the nesting depth above which a message may be answered
