@@ -102,12 +102,13 @@ const (
 	PropTools     = "tools"     // tool arguments from inputSchema
 	PropPrompts   = "prompts"   // prompts/get arguments from the declared ones
 	PropResources = "resources" // resources/read URIs: listed, template expansions, altered
+	PropMRTR      = "mrtr"      // retries of input_required flows: inputResponses and requestState (2026-07-28)
 	PropSeq       = "seq"       // state machines: sequences of steps against a model of the revision
 )
 
 // Properties lists the property names in campaign order.
 func Properties() []string {
-	return []string{PropIDs, PropRaw, PropTools, PropPrompts, PropResources, PropSeq}
+	return []string{PropIDs, PropRaw, PropTools, PropPrompts, PropResources, PropMRTR, PropSeq}
 }
 
 // seqSteps is the average number of steps of a state-machine case.
@@ -162,8 +163,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		{PropTools, func() (bool, string) { return h.prepareTools(ctx, cfg.Policy) }, h.genToolsCase},
 		{PropPrompts, func() (bool, string) { return h.preparePrompts(ctx) }, h.genPromptsCase},
 		{PropResources, func() (bool, string) { return h.prepareResources(ctx) }, h.genResourcesCase},
+		{PropMRTR, func() (bool, string) { return h.prepareMRTR(ctx) }, h.genMRTRCase},
 	} {
-		if !contains(props, p.name) && !(p.name == PropTools && contains(props, PropSeq)) {
+		// seq and mrtr call the tools the tools property prepares
+		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) {
 			continue
 		}
 		if ok, why := p.prepare(); ok {

@@ -62,7 +62,7 @@ func TestReferenceHasNoFinding(t *testing.T) {
 	for _, rev := range []catalog.Revision{"", catalog.LatestLegacy} {
 		t.Run("stdio/"+string(rev), func(t *testing.T) {
 			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30})
-			if len(res.Findings) > 0 || res.Cases < len(Properties())*30 {
+			if len(res.Findings) > 0 || res.Cases < (len(Properties())-len(res.Skipped))*30 || len(res.Skipped) > 1 {
 				t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 			}
 		})
@@ -75,7 +75,7 @@ func TestReferenceHasNoFinding(t *testing.T) {
 		defer stop()
 		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
 		res := campaign(t, tg, Config{Checks: 30})
-		if len(res.Findings) > 0 || res.Cases < len(Properties())*30 {
+		if len(res.Findings) > 0 || res.Cases < len(Properties())*30 || len(res.Skipped) > 0 {
 			t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 		}
 	})
@@ -101,6 +101,7 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		// the two requests the defect needs.
 		"fuzz-hang-on-concurrent-requests": {PropIDs, "ids/response/no-response", "", 5, 500 * time.Millisecond, 4 * time.Second},
 		"fuzz-crossed-responses":           {PropIDs, "ids/correlation/crossed-responses", "", 5, 0, 0},
+		"fuzz-hang-on-non-string-state":    {PropMRTR, "mrtr/response/no-response", "", 1, 500 * time.Millisecond, 2 * time.Second},
 		// initialize, initialized, initialize again, a list (a process
 		// per case: shrinking gets 6 s and may keep a step or two more)
 		"fuzz-forget-session-on-second-initialize": {PropSeq, "seq/model/not-served", catalog.LatestLegacy, 6, 0, 6 * time.Second},

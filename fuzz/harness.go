@@ -76,19 +76,23 @@ const (
 // harness holds the session to the target; it is reopened after a crash
 // or a hang.
 type harness struct {
-	tg        *target.Target
-	rev       catalog.Revision
-	s         *session.Session
-	timeout   time.Duration
-	probe     string
-	answer    []string // methods the server must answer (probe + declared lists)
-	tools     []toolInfo
-	prompts   []promptInfo
-	uris      []string
-	templates []string
-	exchanges atomic.Int64
-	probes    atomic.Int64
-	cases     atomic.Int64
+	tg      *target.Target
+	rev     catalog.Revision
+	s       *session.Session
+	timeout time.Duration
+	probe   string
+	answer  []string // methods the server must answer (probe + declared lists)
+	tools   []toolInfo
+	mrtr    []mrtrTarget
+	// answeredFaults holds the kinds of fault (faultIDs values) the
+	// server has answered: their answers are awaited from then on.
+	answeredFaults sync.Map
+	prompts        []promptInfo
+	uris           []string
+	templates      []string
+	exchanges      atomic.Int64
+	probes         atomic.Int64
+	cases          atomic.Int64
 	// late holds the id keys of earlier cases' messages on the harness's
 	// session whose answers may still come (faults, cancelled requests)
 	late map[string]bool
@@ -438,6 +442,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		_, p := methodOf(payload)
 		resp, perr = s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdrs(h.probe, p)}, h.timeout)
 	}
+	if perr == nil {
+		h.awaitFaultAnswers(ctx, s, mark, faultIDs)
+	}
 	closed, cerr := s.Closed()
 	if !closed && perr != nil && errors.Is(perr, wire.ErrClosed) {
 		closed, cerr = true, perr // the probe saw the end first
@@ -552,6 +559,13 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			}
 		}
 	}
+	for _, e := range s.Events(mark) {
+		if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && e.Msg.HasID {
+			if kind := faultIDs[e.Msg.ID.Key()]; kind != "" {
+				h.answeredFaults.Store(kind, true)
+			}
+		}
+	}
 	if len(probs) > 0 || !own { // rendering frames costs: only for findings (and the state machines' steps)
 		out.transcript = h.transcript(s, mark)
 	}
@@ -572,6 +586,41 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 	out.probs, out.broken = probs, broken
 	return out
+}
+
+// awaitFaultAnswers waits (up to the exchange timeout) for the answers to
+// the case's faulty messages of a kind the server has answered before.
+// Faults are not awaited before the probe, since a server may ignore them;
+// but requests are served concurrently, so an answer may follow the
+// probe's, and judging the case without it made its re-runs (rapid's
+// reproduction and shrinking) flaky.
+func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]string) {
+	want := map[string]bool{}
+	for k, kind := range faultIDs {
+		if _, ok := h.answeredFaults.Load(kind); ok {
+			want[k] = true
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	wctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	after := mark
+	for len(want) > 0 {
+		for _, e := range s.Events(after) {
+			after = max(after, e.Frame.Seq)
+			if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && e.Msg.HasID {
+				delete(want, e.Msg.ID.Key())
+			}
+		}
+		if closed, _ := s.Closed(); closed || len(want) == 0 {
+			return
+		}
+		if _, ok := s.WaitEvent(wctx, after, func(session.Event) bool { return true }); !ok {
+			return
+		}
+	}
 }
 
 // argumentFault returns the tool a tools/call names and, when its

@@ -40,7 +40,7 @@ func TestFuzzReferenceAndMutant(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &rep) != nil || !rep.Summary.Passed || len(rep.Results) != len(fuzz.Properties()) {
 		t.Fatalf("report.json: %v %s", err, b)
 	}
-	if junit, err := os.ReadFile(filepath.Join(dir, "junit.xml")); err != nil || !strings.Contains(string(junit), `tests="6"`) || !strings.Contains(string(junit), "FUZZ-SEQ") {
+	if junit, err := os.ReadFile(filepath.Join(dir, "junit.xml")); err != nil || !strings.Contains(string(junit), `tests="7"`) || !strings.Contains(string(junit), "FUZZ-SEQ") {
 		t.Fatalf("junit.xml: %v\n%s", err, junit)
 	}
 
