@@ -163,7 +163,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		{PropTools, func() (bool, string) { return h.prepareTools(ctx, cfg.Policy) }, h.genToolsCase},
 		{PropPrompts, func() (bool, string) { return h.preparePrompts(ctx) }, h.genPromptsCase},
 		{PropResources, func() (bool, string) { return h.prepareResources(ctx) }, h.genResourcesCase},
-		{PropMRTR, func() (bool, string) { return h.prepareMRTR(ctx) }, h.genMRTRCase},
+		// probing the tools for input_required may take a quarter of the budget
+		{PropMRTR, func() (bool, string) { return h.prepareMRTR(ctx, start.Add(cfg.Duration/4)) }, h.genMRTRCase},
 	} {
 		// seq and mrtr call the tools the tools property prepares
 		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/session"
 	"pgregory.net/rapid"
@@ -32,8 +33,8 @@ const maxMRTRTargets = 4
 
 // prepareMRTR calls each callable tool once with its derived arguments,
 // declaring every client capability, and keeps those answered
-// input_required. It needs prepareTools first.
-func (h *harness) prepareMRTR(ctx context.Context) (bool, string) {
+// input_required; it stops probing at until. It needs prepareTools first.
+func (h *harness) prepareMRTR(ctx context.Context, until time.Time) (bool, string) {
 	if !h.s.Modern() {
 		return false, "input_required results exist only in 2026-07-28 (this campaign fuzzes " + string(h.rev) + ")"
 	}
@@ -42,11 +43,12 @@ func (h *harness) prepareMRTR(ctx context.Context) (bool, string) {
 	}
 	probed := 0
 	for _, t := range h.tools {
-		if len(h.mrtr) >= maxMRTRTargets {
+		left := time.Until(until)
+		if len(h.mrtr) >= maxMRTRTargets || left <= 0 {
 			break
 		}
 		probed++
-		resp, err := h.s.CallMRTR(ctx, "tools/call", map[string]any{"name": t.name, "arguments": t.base}, session.AllClientCapabilities(), session.Retry{}, h.timeout)
+		resp, err := h.s.CallMRTR(ctx, "tools/call", map[string]any{"name": t.name, "arguments": t.base}, session.AllClientCapabilities(), session.Retry{}, min(h.timeout, left))
 		if err != nil {
 			continue
 		}
@@ -66,7 +68,11 @@ func (h *harness) prepareMRTR(ctx context.Context) (bool, string) {
 		h.mrtr = append(h.mrtr, tg)
 	}
 	if len(h.mrtr) == 0 {
-		return false, fmt.Sprintf("none of the %d callable tools answered input_required to a call with derived arguments", probed)
+		why := fmt.Sprintf("none of the %d callable tools probed answered input_required to a call with derived arguments", probed)
+		if probed < len(h.tools) {
+			why += fmt.Sprintf(" (%d not probed: the probing may take a quarter of the budget)", len(h.tools)-probed)
+		}
+		return false, why
 	}
 	return true, ""
 }
