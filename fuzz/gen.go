@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpconform/mcpconform/internal/toolschema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +14,8 @@ import (
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/toolschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"
 )
 

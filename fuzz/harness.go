@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mcpconform/mcpconform/internal/toolschema"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,6 +26,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/toolschema"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
 	"pgregory.net/rapid"
@@ -500,6 +500,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				// before the late answers: a re-run of the case (rapid
 				// reproducing or shrinking it) sends the same ids again
 				fault := faultIDs[e.Msg.ID.Key()]
+				h.answeredFaults.Store(fault, true)
 				if e.Msg.HasResult {
 					probs = append(probs, problem{"fault", "executed-" + fault, fmt.Sprintf("a message with %s (id %s) was executed instead of rejected: %s",
 						strings.ReplaceAll(fault, "-", " "), clip([]byte(e.Msg.ID.String())), clip(e.Msg.Raw))})
@@ -556,13 +557,6 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				broken = true
 			case r.count > 1:
 				probs = append(probs, problem{"correlation", "duplicate-response", fmt.Sprintf("%d responses to %s (id %s)", r.count, r.method, clip([]byte(r.id.String())))})
-			}
-		}
-	}
-	for _, e := range s.Events(mark) {
-		if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && e.Msg.HasID {
-			if kind := faultIDs[e.Msg.ID.Key()]; kind != "" {
-				h.answeredFaults.Store(kind, true)
 			}
 		}
 	}

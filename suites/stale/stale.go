@@ -3,12 +3,12 @@ package stale
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpconform/mcpconform/internal/toolschema"
 	"strings"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/toolschema"
 )
 
 // maxProbes caps the calls one check makes per list.
