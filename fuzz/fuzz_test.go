@@ -48,6 +48,12 @@ func campaign(t *testing.T, tg *target.Target, cfg Config) *Result {
 	if cfg.Duration == 0 {
 		cfg.Duration = 15 * time.Second
 	}
+	if cfg.ShrinkTime == 0 {
+		// Shrinking goes on while it makes progress (a long id loses a
+		// character at a time): bounded here, the sizes the tests demand
+		// come within the first seconds.
+		cfg.ShrinkTime = 3 * time.Second
+	}
 	var out strings.Builder
 	cfg.Out = &out
 	res, err := Run(context.Background(), cfg)
@@ -176,7 +182,7 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 // after its DELETE was answered 2xx.
 func TestSeqFindsLifecycleDefects(t *testing.T) {
 	t.Run("ping-before-init-error", func(t *testing.T) {
-		res := campaign(t, stdioTarget("--mutant", "ping-before-init-error"), Config{Revision: catalog.LatestLegacy, Checks: 30, Rounds: 1, Properties: []string{PropSeq}})
+		res := campaign(t, stdioTarget("--mutant", "ping-before-init-error"), Config{Revision: catalog.LatestLegacy, Checks: 30, Rounds: 1, Properties: []string{PropSeq}, Duration: 8 * time.Second})
 		if len(res.Findings) != 1 || res.Findings[0].Signature() != "seq/liveness/error" || len(res.Findings[0].Steps) != 1 {
 			t.Fatalf("findings: %+v", res.Findings)
 		}
