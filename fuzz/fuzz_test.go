@@ -106,7 +106,7 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		// step pass, so the shrunk case may keep a few more messages than
 		// the two requests the defect needs.
 		"fuzz-hang-on-concurrent-requests": {PropIDs, "ids/response/no-response", "", 5, 500 * time.Millisecond, 4 * time.Second},
-		"fuzz-crossed-responses":           {PropIDs, "ids/correlation/crossed-responses", "", 5, 0, 0},
+		"fuzz-crossed-responses":           {PropIDs, "ids/correlation/crossed-responses", "", 5, 0, 8 * time.Second},
 		"fuzz-hang-on-non-string-state":    {PropMRTR, "mrtr/response/no-response", "", 1, 500 * time.Millisecond, 2 * time.Second},
 		// initialize, initialized, initialize again, a list (a process
 		// per case: shrinking gets 6 s and may keep a step or two more)
@@ -197,7 +197,7 @@ func TestSeqFindsLifecycleDefects(t *testing.T) {
 		}
 		defer stop()
 		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
-		res := campaign(t, tg, Config{Revision: catalog.LatestLegacy, Checks: 40, Rounds: 1, Properties: []string{PropSeq}})
+		res := campaign(t, tg, Config{Revision: catalog.LatestLegacy, Checks: 40, Rounds: 1, Properties: []string{PropSeq}, ShrinkTime: 10 * time.Second})
 		// Minimal is 3 steps (initialize, delete, reuse); shrinking is
 		// bounded in time, so a loaded machine may stop a step or two
 		// short of it.
