@@ -13,13 +13,25 @@ import (
 // so, n being a number the case draws; the finding's one message is n.
 func flakyCheck(t *testing.T, fails func(call, n int) bool) (*Finding, int) {
 	t.Helper()
+	return codeCheck(t, func(call, n int) string {
+		if fails(call, n) {
+			return "flaky"
+		}
+		return ""
+	})
+}
+
+// codeCheck is flakyCheck with the failure's code chosen per run ("": the
+// case passes).
+func codeCheck(t *testing.T, code func(call, n int) string) (*Finding, int) {
+	t.Helper()
 	h := &harness{tg: stdioTarget(), rev: "2026-07-28"}
 	call := 0
 	body := func(_ context.Context, rt *rapid.T, fail failFunc) {
 		call++
 		n := rapid.IntRange(0, 1000).Draw(rt, "n")
-		if fails(call, n) {
-			fail(rt, []problem{{"test", "flaky", "n is " + strconv.Itoa(n)}}, nil, [][]byte{[]byte(strconv.Itoa(n))}, nil)
+		if c := code(call, n); c != "" {
+			fail(rt, []problem{{"test", c, "n is " + strconv.Itoa(n)}}, nil, [][]byte{[]byte(strconv.Itoa(n))}, nil)
 		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -55,5 +67,23 @@ func TestFlakyFailureIsSearchedAgainAndShrunk(t *testing.T) {
 	}
 	if len(f.Messages) != 1 || f.Messages[0].Text == nil || *f.Messages[0].Text != "11" {
 		t.Errorf("not shrunk to n = 11: %+v", f.Messages)
+	}
+}
+
+// A re-run that shows another defect than the first run is not a
+// reproduction either (rapid does not shrink it): the case is searched
+// again and, never reproduced, marked Flaky.
+func TestOtherDefectOnReRunIsMarked(t *testing.T) {
+	f, _ := codeCheck(t, func(call, _ int) string {
+		switch call {
+		case 1:
+			return "first"
+		case 2:
+			return "second"
+		}
+		return ""
+	})
+	if f == nil || !f.Flaky {
+		t.Fatalf("finding %+v, want one marked flaky", f)
 	}
 }

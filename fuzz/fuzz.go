@@ -70,9 +70,10 @@ type Finding struct {
 	Steps    []Step `json:"steps,omitempty"`
 	// Transcript is the minimal exchange, one line per frame.
 	Transcript []string `json:"transcript"`
-	// Flaky: the failure did not show again when the case was re-run
-	// (a timing-dependent defect), so the case is as first found, not
-	// shrunk; a replay may pass without the defect being fixed.
+	// Flaky: the failure did not show again (or showed as another
+	// defect) when the case was re-run, a timing-dependent defect, so the
+	// case is as first found, not shrunk; a replay may pass without the
+	// defect being fixed.
 	Flaky bool `json:"flaky,omitempty"`
 	// File is where the case was saved (set by the caller).
 	File string `json:"file,omitempty"`
@@ -217,7 +218,7 @@ func PrintFinding(w io.Writer, f Finding) {
 	}
 	kind := "minimal case"
 	if f.Flaky {
-		kind = "case (not shrunk: the failure did not show again when the case was re-run)"
+		kind = "case (not shrunk: the failure did not show again, or showed as another defect, when the case was re-run)"
 	}
 	fmt.Fprintf(w, "FINDING %s (seed %d, %s over %s)\n  %s\n  %s: %s\n", f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail, kind, size)
 	for _, l := range f.Transcript {

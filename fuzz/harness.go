@@ -829,7 +829,11 @@ type mainTB struct {
 	mu     sync.Mutex
 	failed bool
 	flaky  bool // rapid could not reproduce the failure it found
-	logs   []string
+	// reported is the error rapid reported last ("[rapid] failed after"):
+	// the signature of the shrunk case, or of a re-run that showed another
+	// defect than the first run (rapid then does not shrink)
+	reported string
+	logs     []string
 }
 
 func (t *mainTB) Helper()      {}
@@ -839,6 +843,9 @@ func (t *mainTB) Logf(format string, args ...any) {
 	defer t.mu.Unlock()
 	if strings.HasPrefix(format, "[rapid] flaky test") {
 		t.flaky = true
+	}
+	if strings.HasPrefix(format, "[rapid] failed after") && len(args) > 1 {
+		t.reported = fmt.Sprint(args[1])
 	}
 	if len(t.logs) < 100 {
 		t.logs = append(t.logs, fmt.Sprintf(format, args...))
@@ -890,7 +897,8 @@ func (h *harness) msgCase(gen func(*rapid.T) [][]byte) caseFunc {
 //
 // rapid shrinks a failure only after running the failing case again; a
 // failure that depends on timing (a concurrency defect on a loaded
-// machine) may not show the second time, and rapid then gives up at once.
+// machine) may not show the second time, or show as another defect, and
+// rapid then gives up at once.
 // Such a search is run again from the same seed, so that the same case
 // comes up (maxFlakyRuns in all, within the deadline); when none of them
 // reproduces, the finding is reported unshrunk and marked Flaky.
@@ -929,11 +937,12 @@ func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed ui
 const maxFlakyRuns = 3
 
 // checkOnce is one rapid search of check: the finding (nil: none), the
-// cases run, and whether rapid could not reproduce the failure (the
-// finding is then the case as first found, not shrunk).
+// cases run, and whether rapid could not reproduce the failure, or the
+// re-run showed another defect (the finding is then the case as first
+// found, not shrunk).
 func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
 	setupRapid(checks, seed, shrink)
-	var last *Finding
+	var first, last *Finding // the failure as first found; the last one (shrunk)
 	cases := 0
 	tb := &mainTB{name: "mcpconform-fuzz-" + prop}
 	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
@@ -951,6 +960,9 @@ func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, see
 			}
 			f.Steps = append([]Step(nil), steps...)
 			last = &f
+			if first == nil {
+				first = last
+			}
 			// rapid reproduces and shrinks a failure only while the error
 			// string stays the same: the signature, not the detail (ids,
 			// which of two crossed responses came first, the server's
@@ -974,7 +986,10 @@ func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, see
 	<-done
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
-	return last, cases, tb.flaky
+	if first != nil && (tb.flaky || tb.reported != "" && tb.reported != first.Signature()) {
+		return first, cases, true
+	}
+	return last, cases, false
 }
 
 // clipLines keeps the last maxTranscript lines of a long transcript.
