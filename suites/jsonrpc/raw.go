@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	c "github.com/mcpconform/mcpconform/internal/conform"
@@ -47,6 +50,16 @@ func rawHeaders(s *session.Session, method string) http.Header {
 // session's timeout, or limitWait for a payload of megabytes). It returns
 // the HTTP reply head (nil on stdio).
 func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Reply {
+	reply, err := trySendRaw(t, s, payload, method)
+	if err != nil {
+		t.Crashed("the server keeps serving", "the connection ended: "+err.Error(), "the server went away before or while receiving %s", c.Clip(payload))
+	}
+	return reply
+}
+
+// trySendRaw is sendRaw that returns the error of a connection that had
+// ended (the server went away) instead of ending the check.
+func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wire.Reply, error) {
 	wait := s.Timeout()
 	if len(payload) > 1<<20 {
 		wait = max(wait, limitWait) // megabytes take a loaded machine a while to send
@@ -60,7 +73,15 @@ func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Re
 	reply, err := s.Conn().Send(ctx, payload, &wire.SendOptions{Raw: true, Header: rawHeaders(s, method)})
 	if err != nil {
 		if closed, _ := s.Closed(); closed || errors.Is(err, wire.ErrClosed) {
-			t.Crashed("the server keeps serving", "the connection ended: "+err.Error(), "the server went away before or while receiving %s", c.Clip(payload))
+			return nil, err
+		}
+		if s.Transport() == wire.HTTP && t.Ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+			// The server received the POST and dropped the connection
+			// without an HTTP response: its fault (a response MUST be
+			// JSON or SSE), judged by the caller as "no answer"; the next
+			// request goes out on a fresh connection.
+			t.Env.Recorder().Note(s.Conn().Name(), "the server dropped the connection without an HTTP response: "+err.Error())
+			return &wire.Reply{Status: 0, Header: http.Header{}, Done: closedChan}, nil
 		}
 		t.Error("sending %s: %v", c.Clip(payload), err)
 	}
@@ -68,12 +89,60 @@ func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Re
 		select {
 		case <-reply.Done:
 		case <-ctx.Done():
+			unread.Store(unreadKey(s, reply.Exchange), wait)
+			t.Env.Recorder().Note(s.Conn().Name(), fmt.Sprintf("the reply (HTTP %d) did not end within %s: the harness stopped reading its body", reply.Status, wait))
 		}
 		// Done means the frames were queued, not that the session has
 		// seen them: wait until it has (every reply yields a frame).
 		s.WaitEvent(ctx, mark, func(e session.Event) bool { return e.Frame.Exchange == reply.Exchange })
 	}
-	return reply
+	return reply, nil
+}
+
+// unread holds the HTTP exchanges whose body sendRaw stopped reading
+// before it ended (connection name and exchange → the wait).
+var unread sync.Map
+
+func unreadKey(s *session.Session, ex int64) string { return fmt.Sprintf("%s/%d", s.Conn().Name(), ex) }
+
+// bodyWords describes the body of HTTP exchange ex as it came: its bytes,
+// empty, or not read to its end (evidence must state the wire truly).
+func bodyWords(s *session.Session, mark, ex int64) string {
+	b := replyBody(s, mark, ex)
+	if w, ok := unread.Load(unreadKey(s, ex)); ok {
+		if len(b) == 0 {
+			return fmt.Sprintf("no body read within %s (the reply did not end)", w)
+		}
+		return fmt.Sprintf("body (read for %s, the reply did not end) %s", w, c.Clip(b))
+	}
+	if len(b) == 0 {
+		return "an empty body"
+	}
+	return fmt.Sprintf("a %d-byte body %s", len(b), c.Clip(b))
+}
+
+// closedChan is the Done of a reply that never came (a dropped connection).
+var closedChan = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
+
+// dropped reports a reply sendRaw made up for a connection the server
+// dropped without an HTTP response.
+func dropped(r *wire.Reply) bool { return r != nil && r.Status == 0 }
+
+// barrier sends the probe request on s and, when it is answered, waits the
+// grace window: a server that handles its input in order has by then
+// answered (or decided not to answer) everything sent before it. It reports
+// whether the server answered: false means it died or stopped answering.
+func barrier(t *c.T, s *session.Session) bool {
+	m, p := t.Probe()
+	resp, err := s.Call(t.Ctx, m, p, nil)
+	if err != nil || resp == nil || resp.Msg == nil {
+		return false
+	}
+	select {
+	case <-time.After(t.Env.Window):
+	case <-t.Ctx.Done():
+	}
+	return true
 }
 
 // probeParams returns the params the probe request needs in this era (the
