@@ -58,10 +58,22 @@ func fuzzChecks() {
 					case closed || errors.Is(err, wire.ErrClosed):
 						t.Crashed("a JSON-RPC response (an isError result or an error)", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away after %s", what)
 					case errors.Is(err, wire.ErrTimeout):
-						t.Crashed("a JSON-RPC response within "+wait.String(), "silence", "the server hangs on %s", what)
+						// Silence is not a crash: ask the server whether it is alive.
+						alive := aliveNow(t, s)
+						if alive && fc.deep {
+							t.Note("%s got no answer while the server kept answering: the message was dropped unparsed (a JSON reader's depth limit); RPC-005 judges dropped input at the parser's limits", what)
+							continue
+						}
+						if alive {
+							t.Crashed("a JSON-RPC response within "+wait.String(), "silence, while the server answered a ping sent after it",
+								"the server hangs on %s", what)
+						}
+						t.Crashed("a JSON-RPC response within "+wait.String(), "silence, and no answer to a ping sent after it", "the server stopped answering after %s", what)
 					case errors.Is(err, session.ErrNoResponse):
 						if st := resp.Status(); st >= 400 && st < 500 {
 							t.Note("%s was rejected with HTTP %d without a JSON-RPC body", what, st)
+						} else if fc.deep && st >= 500 && aliveNow(t, s) {
+							t.Note("%s got HTTP %d without a JSON-RPC body while the server kept answering (a JSON reader's depth limit); RPC-005 judges dropped input at the parser's limits", what, st)
 						} else {
 							bad.add("%s: no JSON-RPC response (%s)", what, resp.Describe())
 						}
@@ -110,6 +122,10 @@ type fuzzCase struct {
 	what string
 	args map[string]any
 	big  bool // megabytes: the server gets at least bigWait to answer
+	// deep: nested beyond the depth some JSON readers stop at (64): a
+	// server may drop the whole message unparsed, which RPC-005 judges
+	// (input at the parser's limits), not TOOL-014.
+	deep bool
 }
 
 // bigWait is the least time a server gets to answer a call of megabytes (a
@@ -166,7 +182,7 @@ func fuzzCases(cd candidate, huge bool) []fuzzCase {
 		})},
 		{what: "path traversal strings", args: with(strs, func(string) any { return traversal })},
 		{what: "injection strings", args: with(strs, func(string) any { return injection })},
-		{what: fmt.Sprintf("%d levels of nested arrays and objects", nestDepth), args: with(props[:1], func(string) any { return nested(nestDepth) })},
+		{what: fmt.Sprintf("%d levels of nested arrays and objects", nestDepth), args: with(props[:1], func(string) any { return nested(nestDepth) }), deep: true},
 	}
 	if huge {
 		cases = append(cases, fuzzCase{what: fmt.Sprintf("a %d KiB string", hugeString>>10), args: with(strs[:1], func(string) any { return strings.Repeat("A", hugeString) }), big: true})
@@ -185,4 +201,11 @@ func nested(depth int) any {
 		}
 	}
 	return v
+}
+
+// aliveNow asks the server whether it still answers (the probe request).
+func aliveNow(t *c.T, s *session.Session) bool {
+	m, p := t.Probe()
+	resp, err := t.TryCall(s, m, p, nil)
+	return err == nil && resp != nil && resp.Msg != nil
 }
