@@ -3,7 +3,11 @@ package conform
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/session"
 )
 
 // ArgsFor returns arguments for a tool (its raw object from tools/list)
@@ -46,7 +50,12 @@ func DeriveArgs(schema json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-func deriveValue(schema json.RawMessage, depth int) (any, error) {
+func deriveValue(schema json.RawMessage, depth int) (any, error) { return deriveNamed(schema, depth, "") }
+
+// deriveNamed is deriveValue for the property called name ("" at the root
+// and for array items): a string gets a value plausible for its name,
+// description and format (PlausibleString).
+func deriveNamed(schema json.RawMessage, depth int, name string) (any, error) {
 	if depth > 8 {
 		return nil, fmt.Errorf("schema nested too deeply")
 	}
@@ -60,6 +69,9 @@ func deriveValue(schema json.RawMessage, depth int) (any, error) {
 		Required   []string                   `json:"required"`
 		MinItems   int                        `json:"minItems"`
 		Items      json.RawMessage            `json:"items"`
+		Format     string                     `json:"format"`
+		Desc       string                     `json:"description"`
+		MinLength  int                        `json:"minLength"`
 	}
 	if len(schema) == 0 || string(schema) == "true" {
 		return map[string]any{}, nil
@@ -101,7 +113,7 @@ func deriveValue(schema json.RawMessage, depth int) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("required property %q has no schema", name)
 			}
-			v, err := deriveValue(ps, depth+1)
+			v, err := deriveNamed(ps, depth+1, name)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -109,7 +121,11 @@ func deriveValue(schema json.RawMessage, depth int) (any, error) {
 		}
 		return out, nil
 	case "string":
-		return "mcpconform", nil
+		v := PlausibleString(name, s.Desc, s.Format, "")
+		for len(v) < s.MinLength {
+			v += "-mcpconform"
+		}
+		return v, nil
 	case "integer", "number":
 		return 1, nil
 	case "boolean":
@@ -153,4 +169,88 @@ func RequiredPromptArgs(prompt json.RawMessage) map[string]string {
 		}
 	}
 	return args
+}
+
+// Plausible values. A generated argument must be plausible for what its
+// name, description and format say: a server that echoes a "resourceUri"
+// argument into an embedded resource must not be failed because the
+// harness passed a word that is not a URI.
+var (
+	uriName  = regexp.MustCompile(`(?i:(^|[_\-.])(uri|url|href|link|endpoint)s?$)|[a-z0-9](Uri|URI|Url|URL|Href|Link)s?$`)
+	uriDesc  = regexp.MustCompile(`\b(URI|URL|uri|url)\b`)
+	mailName = regexp.MustCompile(`(?i)e-?mail`)
+)
+
+// FallbackURI is the URI generated arguments get when the server lists no
+// resource whose URI could stand in.
+const FallbackURI = "https://example.com/mcpconform"
+
+// PlausibleString returns a string value for an argument called name with
+// the given description and JSON Schema format: a URI for URI-like names,
+// descriptions and formats (knownURI, a URI the server lists, when given,
+// else FallbackURI), an e-mail address, a date, a UUID…, else
+// "mcpconform".
+func PlausibleString(name, description, format, knownURI string) string {
+	uri := knownURI
+	if uri == "" {
+		uri = FallbackURI
+	}
+	switch strings.ToLower(format) {
+	case "uri", "uri-reference", "iri", "iri-reference", "url":
+		return uri
+	case "email", "idn-email":
+		return "mcpconform@example.com"
+	case "date-time":
+		return "2025-01-01T00:00:00Z"
+	case "date":
+		return "2025-01-01"
+	case "time":
+		return "00:00:00Z"
+	case "uuid":
+		return "00000000-0000-4000-8000-000000000000"
+	case "hostname", "idn-hostname":
+		return "example.com"
+	case "ipv4":
+		return "127.0.0.1"
+	case "ipv6":
+		return "::1"
+	}
+	switch {
+	case uriName.MatchString(name):
+		return uri
+	case mailName.MatchString(name):
+		return "mcpconform@example.com"
+	case name == "" && uriDesc.MatchString(description):
+		return uri
+	case name != "" && uriDesc.MatchString(description) && !strings.Contains(strings.ToLower(name), "name"):
+		return uri
+	}
+	return "mcpconform"
+}
+
+// KnownURI returns the URI of the first resource s lists (one
+// resources/list page), "" when it declares no resources or lists none: a
+// URI of a scheme the server serves, for URI-like arguments.
+func (t *T) KnownURI(s *session.Session) string {
+	if !Declared(s, "resources") {
+		return ""
+	}
+	resp, err := t.TryCall(s, "resources/list", map[string]any{}, nil)
+	if err != nil || !resp.IsResult() {
+		return ""
+	}
+	var r struct {
+		Resources []struct {
+			URI string `json:"uri"`
+		} `json:"resources"`
+	}
+	if resp.Result(&r) != nil {
+		return ""
+	}
+	for _, x := range r.Resources {
+		if strings.Contains(x.URI, ":") {
+			return x.URI
+		}
+	}
+	return ""
 }

@@ -30,3 +30,28 @@ func TestDeriveArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestPlausibleString(t *testing.T) {
+	cases := []struct{ name, desc, format, known, want string }{
+		{"resourceUri", "", "", "", FallbackURI},
+		{"resource_uri", "", "", "test://static/1", "test://static/1"},
+		{"url", "", "", "", FallbackURI},
+		{"homepageURL", "", "", "", FallbackURI},
+		{"target", "", "uri", "", FallbackURI},
+		{"target", "The URI of the resource to embed", "", "", FallbackURI},
+		{"curl", "", "", "", "mcpconform"},
+		{"name", "a name for the URL", "", "", "mcpconform"},
+		{"email", "", "", "", "mcpconform@example.com"},
+		{"when", "", "date-time", "", "2025-01-01T00:00:00Z"},
+		{"query", "", "", "", "mcpconform"},
+	}
+	for _, c := range cases {
+		if got := PlausibleString(c.name, c.desc, c.format, c.known); got != c.want {
+			t.Errorf("%q %q %q: got %q, want %q", c.name, c.desc, c.format, got, c.want)
+		}
+	}
+	got, err := DeriveArgs(json.RawMessage(`{"type":"object","properties":{"resourceUri":{"type":"string"},"code":{"type":"string","minLength":12}},"required":["resourceUri","code"]}`))
+	if err != nil || got["resourceUri"] != FallbackURI || len(got["code"].(string)) < 12 {
+		t.Errorf("derived %v, %v", got, err)
+	}
+}

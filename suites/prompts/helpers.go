@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -24,8 +25,9 @@ type prompt struct {
 // argument is a declared prompt argument; Required is true only for a
 // boolean true (anything else is PRM-001's concern).
 type argument struct {
-	Name     string
-	Required bool
+	Name        string
+	Description string
+	Required    bool
 }
 
 // parsePrompt reads a prompts/list item; ok is false when it has no string
@@ -48,13 +50,16 @@ func parsePrompt(raw json.RawMessage) (p prompt, ok bool) {
 	p.Name = *o.Name
 	for _, a := range o.Arguments {
 		var x struct {
-			Name     *string         `json:"name"`
-			Required json.RawMessage `json:"required"`
+			Name        *string         `json:"name"`
+			Required    json.RawMessage `json:"required"`
+			Description json.RawMessage `json:"description"`
 		}
 		if json.Unmarshal(a, &x) != nil || x.Name == nil {
 			continue
 		}
-		p.Args = append(p.Args, argument{Name: *x.Name, Required: string(x.Required) == "true"})
+		var desc string
+		_ = json.Unmarshal(x.Description, &desc)
+		p.Args = append(p.Args, argument{Name: *x.Name, Description: desc, Required: string(x.Required) == "true"})
 	}
 	return p, true
 }
@@ -120,13 +125,15 @@ func unknownName(ps []prompt) string {
 }
 
 // plausible returns a value for argument arg of prompt p: the first
-// completion the server suggests when it declares completions, else a plain
-// string. Values are strings, and getting a prompt has no side effects.
-func plausible(t *c.T, s *session.Session, p prompt, arg string) string {
+// completion the server suggests when it declares completions, else a
+// string plausible for the argument's name and description (a URI for a
+// URI-like argument: one the server lists, else an https://example.com
+// one). Values are strings, and getting a prompt has no side effects.
+func plausible(t *c.T, s *session.Session, p prompt, arg argument, knownURI *string) string {
 	if c.Declared(s, "completions") {
 		resp, err := t.TryCall(s, "completion/complete", map[string]any{
 			"ref":      map[string]any{"type": "ref/prompt", "name": p.Name},
-			"argument": map[string]any{"name": arg, "value": ""},
+			"argument": map[string]any{"name": arg.Name, "value": ""},
 		}, nil)
 		if err == nil && resp.IsResult() {
 			var r struct {
@@ -139,14 +146,36 @@ func plausible(t *c.T, s *session.Session, p prompt, arg string) string {
 			}
 		}
 	}
+	if v := c.PlausibleString(arg.Name, arg.Description, "", ""); v != "mcpconform" {
+		if v == c.FallbackURI {
+			if *knownURI == "" {
+				*knownURI = t.KnownURI(s)
+				if *knownURI == "" {
+					*knownURI = c.FallbackURI
+				}
+			}
+			return *knownURI
+		}
+		return v
+	}
+	if idName.MatchString(arg.Name) {
+		return "1" // an identifier: servers often number theirs
+	}
 	return "example"
 }
+
+// idName matches argument names that denote an identifier (orderId,
+// resource_id, ID).
+var idName = regexp.MustCompile(`(?i:(^|[_\-])id$)|[a-z0-9](Id|ID)$`)
 
 // argsFor fills every required argument of p with a plausible value.
 func argsFor(t *c.T, s *session.Session, p prompt) map[string]string {
 	args := map[string]string{}
-	for _, name := range p.required() {
-		args[name] = plausible(t, s, p, name)
+	var known string
+	for _, a := range p.Args {
+		if a.Required {
+			args[a.Name] = plausible(t, s, p, a, &known)
+		}
 	}
 	return args
 }
@@ -162,6 +191,7 @@ func getParams(name string, args map[string]string) map[string]any {
 // got is one prompts/get that returned a complete result.
 type got struct {
 	Name   string
+	Args   map[string]string // the arguments the harness sent
 	Result map[string]json.RawMessage
 }
 
@@ -188,7 +218,7 @@ func getAll(t *c.T, s *session.Session, ps []prompt) (oks []got, skipped []strin
 				skipped = append(skipped, fmt.Sprintf("%s: an input_required round (MRTR checks judge it)", p.Name))
 				continue
 			}
-			oks = append(oks, got{Name: p.Name, Result: res})
+			oks = append(oks, got{Name: p.Name, Args: args, Result: res})
 		}
 	}
 	return oks, skipped
@@ -333,6 +363,25 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 		return true, ""
 	}
 	return false, ""
+}
+
+// reflectsInput reports whether an embedded resource block's uri is one of
+// the argument values the harness sent (a prompt that echoes its argument).
+func reflectsInput(raw json.RawMessage, args map[string]string) bool {
+	var block struct {
+		Resource struct {
+			URI string `json:"uri"`
+		} `json:"resource"`
+	}
+	if json.Unmarshal(raw, &block) != nil || block.Resource.URI == "" {
+		return false
+	}
+	for _, v := range args {
+		if v == block.Resource.URI || strings.Contains(block.Resource.URI, v) && !strings.Contains(block.Resource.URI, ":") {
+			return true
+		}
+	}
+	return false
 }
 
 func isString(raw json.RawMessage) bool {
