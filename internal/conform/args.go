@@ -50,7 +50,9 @@ func DeriveArgs(schema json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-func deriveValue(schema json.RawMessage, depth int) (any, error) { return deriveNamed(schema, depth, "") }
+func deriveValue(schema json.RawMessage, depth int) (any, error) {
+	return deriveNamed(schema, depth, "")
+}
 
 // deriveNamed is deriveValue for the property called name ("" at the root
 // and for array items): a string gets a value plausible for its name,
