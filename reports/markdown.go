@@ -82,6 +82,9 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 		fmt.Fprintf(&b, "| %s | %d |\n", v, s.Counts[v])
 	}
 	fmt.Fprintf(&b, "| total | %d |\n", s.Total)
+	if s.OtherRevision > 0 {
+		fmt.Fprintf(&b, "\nNot counted: %d requirements of another revision than this run covers (NA).\n", s.OtherRevision)
+	}
 	if r.Baseline != nil {
 		fmt.Fprintf(&b, "| baselined (known failures) | %d |\n", s.Baselined)
 		fmt.Fprintf(&b, "| stale baseline entries | %d |\n", s.Stale)

@@ -183,6 +183,21 @@ type Summary struct {
 	// message starts with PolicyPrefix); Counts["NA"] includes them.
 	// Since 1.2.
 	PolicyNA int `json:"policyNA"`
+	// OtherRevision counts the results of requirements that exist in no
+	// revision the run covers (NA, message starting with
+	// OtherRevisionPrefix): they are not checks of this run, and Total,
+	// Counts, ByArea and Hollow leave them out.
+	OtherRevision int `json:"otherRevision"`
+}
+
+// OtherRevisionPrefix starts the message of the NA result of a requirement
+// of another revision than the run covers (conform's registration).
+const OtherRevisionPrefix = "applies to revision "
+
+// IsOtherRevision reports whether a result is a requirement of another
+// revision, not a check of this run.
+func IsOtherRevision(r Result) bool {
+	return r.Verdict == "NA" && strings.HasPrefix(r.Message, OtherRevisionPrefix)
 }
 
 // PolicyPrefix starts the message of every NA result caused by the call
@@ -201,6 +216,10 @@ func Summarize(results []Result, strict bool) Summary {
 		s.Counts[v] = 0
 	}
 	for _, r := range results {
+		if IsOtherRevision(r) {
+			s.OtherRevision++
+			continue
+		}
 		s.Total++
 		s.Counts[r.Verdict]++
 		if s.ByArea[r.Area] == nil {

@@ -148,3 +148,21 @@ func TestJUnitReadByARealConsumer(t *testing.T) {
 		}
 	}
 }
+
+// Requirements of another revision are not checks of the run: they leave
+// the counts, and hollowness is judged on the checks that apply.
+func TestSummaryLeavesOutOtherRevisions(t *testing.T) {
+	var rs []Result
+	for i := 0; i < 10; i++ {
+		rs = append(rs, Result{Requirement: "LIFE-006", Area: "lifecycle", Verdict: "NA", Message: OtherRevisionPrefix + "2026-07-28; this run covers 2025-11-25"})
+	}
+	rs = append(rs, Result{Requirement: "LIFE-001", Area: "lifecycle", Verdict: "PASS"}, Result{Requirement: "TOOL-002", Area: "tools", Verdict: "NA", Message: "tools declared"},
+		Result{Requirement: "LIFE-002", Area: "lifecycle", Verdict: "PASS"})
+	s := Summarize(rs, false)
+	if s.Hollow || s.Total != 3 || s.OtherRevision != 10 || s.Counts["NA"] != 1 || s.ByArea["lifecycle"]["NA"] != 0 {
+		t.Fatalf("summary %+v", s)
+	}
+	if s := Summarize(append(rs, Result{Verdict: "NA", Message: "no tools"}, Result{Verdict: "NA", Message: "no prompts"}), false); !s.Hollow {
+		t.Fatalf("3 of 5 applicable checks NA: want hollow, got %+v", s)
+	}
+}
