@@ -5,10 +5,12 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -42,14 +44,17 @@ var _ = c.Area("jsonrpc", func() {
 		m, p := t.Probe()
 		// n and "n" with digits the session never used, so no id is reused.
 		n := s.NewID()
+		var latency time.Duration // the slowest single answer: the server's normal latency
 		for _, id := range []jsonrpc.ID{jsonrpc.StringID(n.String()), n, jsonrpc.StringID("mcpconform-ключ-🔑-" + n.String()), jsonrpc.IntID(9007199254740991 - s.NewID().Int())} {
 			id := id
 			t.Step(fmt.Sprintf("%s with id %s (%s)", m, id, id.TypeName()))
+			began := time.Now()
 			resp := t.Call(s, m, p, &session.CallOptions{ID: &id})
+			latency = max(latency, time.Since(began))
 			t.Check(!resp.IDTypeMismatch, fmt.Sprintf("id %s (%s)", id, id.TypeName()),
 				fmt.Sprintf("id %s (%s)", resp.Msg.ID, resp.Msg.ID.TypeName()), "the response id changed its JSON type")
 		}
-		concurrentIDs(t, s)
+		concurrentIDs(t, s, latency)
 	})
 
 	c.It("RPC-003", "every response has exactly one of result and error", func(t *c.T) {
@@ -112,7 +117,7 @@ func keys(m map[string]bool) []string {
 // (values the session never allocated), a 1 KiB string id and a unicode
 // one. Every response must match exactly one request with the same id and
 // JSON type; none may be missing or come twice.
-func concurrentIDs(t *c.T, s *session.Session) {
+func concurrentIDs(t *c.T, s *session.Session, latency time.Duration) {
 	m, p := t.Probe()
 	const pairs, total = 20, 64
 	base := 4_000_000_000_000 + s.NewID().Int()*1000
@@ -130,7 +135,11 @@ func concurrentIDs(t *c.T, s *session.Session) {
 			ids = append(ids, jsonrpc.StringID(fmt.Sprintf("mcpconform-%d", base+i)))
 		}
 	}
-	t.Step(fmt.Sprintf("%d %s requests in flight at once", len(ids), m))
+	// Slowness is not a correlation failure: the wait scales with the
+	// latency observed above (a server that handles one request at a time
+	// answers the last of 64 after 64 latencies), within the check's budget.
+	wait := min(max(s.Timeout(), 2*time.Duration(len(ids))*latency), max(s.Timeout(), t.Env.SpecBudget/3))
+	t.Step(fmt.Sprintf("%d %s requests in flight at once (each waited for up to %s)", len(ids), m, wait))
 	mark := t.Mark()
 	type outcome struct {
 		resp *session.Response
@@ -145,26 +154,58 @@ func concurrentIDs(t *c.T, s *session.Session) {
 			defer wg.Done()
 			<-start
 			id := ids[i]
-			resp, err := t.TryCall(s, m, p, &session.CallOptions{ID: &id})
+			resp, err := t.TryCall(s, m, p, &session.CallOptions{ID: &id, Timeout: wait})
 			results[i] = outcome{resp, err}
 		}(i)
 	}
 	close(start)
 	wg.Wait()
+	var missing []jsonrpc.ID
 	for i, r := range results {
 		id := ids[i]
 		want := fmt.Sprintf("a response with id %s (%s)", c.Clip([]byte(id.String())), id.TypeName())
 		if r.err != nil || r.resp == nil || r.resp.Msg == nil {
-			what := "nothing"
-			if r.err != nil {
-				what = r.err.Error()
+			if r.err == nil || errors.Is(r.err, wire.ErrTimeout) {
+				missing = append(missing, id)
+				continue
 			}
-			t.Violation(want, what, "with %d requests in flight, the request with id %s got no response with its id", len(ids), c.Clip([]byte(id.String())))
+			t.Violation(want, r.err.Error(), "with %d requests in flight, the request with id %s got no response with its id", len(ids), c.Clip([]byte(id.String())))
 		}
 		got := r.resp.Msg.ID
 		t.Check(!r.resp.IDTypeMismatch && got.Key() == id.Key(), want,
 			fmt.Sprintf("id %s (%s)", c.Clip([]byte(got.String())), got.TypeName()),
 			"with %d requests in flight, a response id does not match its request", len(ids))
+	}
+	if len(missing) > 0 {
+		// A barrier decides between slow and lost: answered, the server
+		// has had its turn at everything sent before it.
+		resp, err := t.TryCall(s, m, p, &session.CallOptions{Timeout: wait})
+		if err != nil || resp == nil || resp.Msg == nil {
+			t.Error("the server is too slow to judge: %d of %d concurrent requests got no response within %s (a single request took %s), and neither did the %s sent after them; id correlation could not be judged (a longer --timeout may help)",
+				len(missing), len(ids), wait, latency.Round(time.Millisecond), m)
+		}
+		select {
+		case <-time.After(t.Env.Window):
+		case <-t.Ctx.Done():
+		}
+		late := map[string]bool{}
+		for _, e := range s.Events(mark) {
+			if e.Late && e.Msg != nil && e.Msg.HasID {
+				late[e.Msg.ID.Key()] = true
+			}
+		}
+		var lost []string
+		for _, id := range missing {
+			if !late[id.Key()] {
+				lost = append(lost, c.Clip([]byte(id.String())))
+			}
+		}
+		if len(lost) > 0 {
+			t.Violation("a response with the id of every request", fmt.Sprintf("no response with the id %s, although the %s sent after them was answered", strings.Join(lost, ", "), m),
+				"with %d requests in flight, %d request(s) got no response with their id", len(ids), len(lost))
+		}
+		t.Note("the server is slow: %d of %d concurrent requests were answered, with their ids, only after %s (a single request took %s)",
+			len(missing), len(ids), wait, latency.Round(time.Millisecond))
 	}
 	t.Settle(s)
 	for _, e := range s.Events(mark) {
