@@ -156,6 +156,22 @@ func Run(cfg Config) (*Outcome, error) {
 			}
 		}
 	}
+	labelFilter := cfg.LabelFilter
+	authOnly := false
+	if len(revs) == 0 && len(det.Unauthorized) > 0 && tg.Bearer == "" {
+		// Every probe got 401 and no token was given: the checks that
+		// need no token (the authorization area's own probes) still run;
+		// the rest needs a token, and the run says so.
+		revs = det.Unauthorized
+		env.SupportsModern = slices.Contains(revs, catalog.Modern)
+		env.SupportsLegacy = slices.ContainsFunc(revs, catalog.Revision.IsLegacy)
+		det.Notes = append(det.Notes, "every request without a token was answered HTTP 401 and no token was given: only the authorization checks that need none ran (AUTH-001…004 and the token-free parts of the others); give one with --bearer-env NAME or --bearer-file PATH to run the rest")
+		authOnly = true
+		labelFilter = "area:auth"
+		if cfg.LabelFilter != "" {
+			labelFilter = "(" + cfg.LabelFilter + ") && area:auth"
+		}
+	}
 	if len(revs) == 0 {
 		writeUnreachable(cfg, det.Notes, started, fmt.Errorf("%w: the target supports no revision mcpconform knows", ErrUnreachable))
 		return nil, fmt.Errorf("%w: the target supports no revision mcpconform knows\n  %s", ErrUnreachable, strings.Join(det.Notes, "\n  "))
@@ -226,7 +242,7 @@ func Run(cfg Config) (*Outcome, error) {
 
 	conform.SetEnv(env)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.LabelFilter = cfg.LabelFilter
+	suiteConfig.LabelFilter = labelFilter
 	suiteConfig.RandomSeed = 1
 	suiteConfig.Timeout = cfg.Budget
 	suiteConfig.FailOnEmpty = false
@@ -259,6 +275,10 @@ func Run(cfg Config) (*Outcome, error) {
 		rep.Summary = reports.Summarize(rep.Results, cfg.Strict)
 		if cfg.Baseline != nil {
 			rep.ApplyBaseline(cfg.Baseline, cfg.BaselineFile)
+		}
+		if authOnly {
+			rep.Summary.Hollow = true
+			rep.Summary.HollowReason = "every request without a token was answered HTTP 401 and no token was given: only the authorization checks that need no token ran; give one (--bearer-env NAME or --bearer-file PATH) to run the rest"
 		}
 		rep.DurationMs = time.Since(started).Milliseconds()
 		rep.Interrupted = slices.ContainsFunc(gr.SpecialSuiteFailureReasons, func(s string) bool {

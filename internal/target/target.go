@@ -194,6 +194,9 @@ type Detection struct {
 	Notes []string
 	// Unreachable is set when neither probe got any answer (transport failure).
 	Unreachable error
+	// Unauthorized lists the revisions whose probe was answered HTTP 401
+	// (an HTTP server that requires a token the run was not given).
+	Unauthorized []catalog.Revision
 	// Sessions holds the probe sessions that succeeded, by revision, so the
 	// run can keep them as its shared sessions instead of reconnecting (the
 	// legacy one has completed its handshake). The caller closes them.
@@ -221,6 +224,9 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		d.Notes = append(d.Notes, "2026-07-28: server/discover answered with a result listing 2026-07-28")
 		d.Sessions[catalog.Modern] = s
 	case resp != nil && (resp.Msg != nil || resp.Reply != nil):
+		if resp.Status() == 401 {
+			d.Unauthorized = append(d.Unauthorized, catalog.Modern)
+		}
 		d.Notes = append(d.Notes, "2026-07-28: server/discover answered "+resp.Describe()+"; treated as not supported")
 	default:
 		modernErr = err
@@ -249,6 +255,9 @@ func (t *Target) Detect(ctx context.Context) Detection {
 			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) answered protocolVersion %q, not a legacy revision; legacy era not run", catalog.LatestLegacy, rev))
 		}
 	case resp != nil && (resp.Msg != nil || resp.Reply != nil):
+		if resp.Status() == 401 {
+			d.Unauthorized = append(d.Unauthorized, catalog.LatestLegacy)
+		}
 		d.Notes = append(d.Notes, "legacy: initialize answered "+resp.Describe()+"; treated as not supported")
 	default:
 		legacyErr = err

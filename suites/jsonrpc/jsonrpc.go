@@ -188,6 +188,14 @@ func concurrentIDs(t *c.T, s *session.Session, latency time.Duration) {
 		case <-time.After(t.Env.Window):
 		case <-t.Ctx.Done():
 		}
+		if t.HTTP() {
+			// Each request had its own POST, abandoned at the wait: what
+			// the server would have answered is not known, and the barrier
+			// was served on its own exchange. Slow, not uncorrelated.
+			t.Note("the server is slow: %d of %d concurrent requests got no response within %s (a single request took %s); their HTTP exchanges were abandoned, so their ids could not be judged",
+				len(missing), len(ids), wait, latency.Round(time.Millisecond))
+			missing = nil
+		}
 		late := map[string]bool{}
 		for _, e := range s.Events(mark) {
 			if e.Late && e.Msg != nil && e.Msg.HasID {
@@ -204,8 +212,10 @@ func concurrentIDs(t *c.T, s *session.Session, latency time.Duration) {
 			t.Violation("a response with the id of every request", fmt.Sprintf("no response with the id %s, although the %s sent after them was answered", strings.Join(lost, ", "), m),
 				"with %d requests in flight, %d request(s) got no response with their id", len(ids), len(lost))
 		}
-		t.Note("the server is slow: %d of %d concurrent requests were answered, with their ids, only after %s (a single request took %s)",
-			len(missing), len(ids), wait, latency.Round(time.Millisecond))
+		if len(missing) > 0 {
+			t.Note("the server is slow: %d of %d concurrent requests were answered, with their ids, only after %s (a single request took %s)",
+				len(missing), len(ids), wait, latency.Round(time.Millisecond))
+		}
 	}
 	t.Settle(s)
 	for _, e := range s.Events(mark) {
