@@ -266,6 +266,9 @@ func (t *Target) Detect(ctx context.Context) Detection {
 	if d.Sessions[s.Revision()] != s {
 		s.Close()
 	}
+	if neg := s.Revision(); err == nil && neg.Known() && neg.IsLegacy() && neg < catalog.LatestLegacy {
+		t.detectNewerLegacy(ctx, &d, neg)
+	}
 	if len(d.Revisions) == 0 && modernErr != nil && legacyErr != nil {
 		d.Unreachable = fmt.Errorf("the target answered neither probe: %v", legacyErr)
 	}
@@ -315,4 +318,40 @@ func listsModern(resp *session.Response) bool {
 		return false
 	}
 	return slices.Contains(res.SupportedVersions, string(catalog.Modern))
+}
+
+// detectNewerLegacy asks, on fresh connections, for each legacy revision
+// between neg (what initialize(LatestLegacy) negotiated) and LatestLegacy:
+// a server that accepts one of them offered an older version than the
+// latest it supports (a SHOULD, LIFE-002 judges it), and the run covers
+// every legacy revision so found, newest first, before neg.
+func (t *Target) detectNewerLegacy(ctx context.Context, d *Detection, neg catalog.Revision) {
+	var found []catalog.Revision
+	for i := len(catalog.LegacyRevisions) - 1; i >= 0; i-- {
+		r := catalog.LegacyRevisions[i]
+		if r >= catalog.LatestLegacy || r <= neg {
+			continue
+		}
+		s, err := t.Session(r)
+		if err != nil {
+			return
+		}
+		if _, err := s.Initialize(ctx, string(r)); err == nil && s.Revision() == r {
+			if _, err := s.Initialized(ctx); err == nil {
+				d.Sessions[r] = s
+				found = append(found, r)
+				d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) negotiated %s: the server supports a newer revision than it offered for %s; %s is run too", r, r, catalog.LatestLegacy, r))
+				continue
+			}
+		}
+		s.Close()
+	}
+	if len(found) == 0 {
+		return
+	}
+	i := slices.Index(d.Revisions, neg)
+	if i < 0 {
+		i = len(d.Revisions)
+	}
+	d.Revisions = slices.Insert(d.Revisions, i, found...)
 }

@@ -56,8 +56,14 @@ var _ = c.Area("lifecycle", func() {
 		_ = json.Unmarshal(res["protocolVersion"], &version)
 		t.Check(version != "" && version != bogus, "protocolVersion: a version the server supports, not "+bogus,
 			orAbsent(res["protocolVersion"]), "the server must answer an unsupported version with a version it supports")
-		if catalog.Revision(version) != t.Rev {
-			t.Note("counter-offered %s while %s negotiates with a supported request; the spec asks for the latest supported", version, t.Rev)
+		// "This SHOULD be the latest version supported by the server": is a
+		// newer revision accepted when asked for by name? (Each probe on a
+		// fresh connection; none when the offer is already the newest.)
+		if newer := newestAccepted(t, catalog.Revision(version)); newer != "" {
+			t.Warn(`initialize(%s) was answered with %s although the server accepts %s: the version offered SHOULD be the latest the server supports (%s:basic/lifecycle.mdx "Version Negotiation")`,
+				bogus, version, newer, catalog.LatestLegacy)
+		} else if catalog.Revision(version) != t.Rev {
+			t.Note("counter-offered %s while %s negotiates with a supported request", version, t.Rev)
 		}
 	})
 
@@ -436,4 +442,28 @@ func describeErr(resp *session.Response, err error) string {
 		return resp.Describe()
 	}
 	return err.Error()
+}
+
+// newestAccepted returns the newest legacy revision after offered that the
+// server accepts (echoes back to an initialize naming it, on a fresh
+// connection), "" when none.
+func newestAccepted(t *c.T, offered catalog.Revision) catalog.Revision {
+	for i := len(catalog.LegacyRevisions) - 1; i >= 0; i-- {
+		r := catalog.LegacyRevisions[i]
+		if !offered.IsLegacy() || r <= offered {
+			return ""
+		}
+		s := t.Fresh()
+		resp, err := t.TryCall(s, "initialize", session.InitializeParams(string(r)), &session.CallOptions{NoMeta: true})
+		if err != nil || !resp.IsResult() {
+			continue
+		}
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if resp.Result(&res) == nil && catalog.Revision(res.ProtocolVersion) == r {
+			return r
+		}
+	}
+	return ""
 }
