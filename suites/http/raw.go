@@ -27,6 +27,10 @@ type rawReply struct {
 	reply  *wire.Reply
 	frames []wire.Frame // the server→harness frames of the exchange
 	ended  bool         // the body was read to its end within the wait
+	wait   time.Duration
+	// dropped: the server closed the connection on the request without an
+	// HTTP response (its fault: judged by the check, not a harness error).
+	dropped error
 }
 
 func (r *rawReply) status() int {
@@ -48,6 +52,9 @@ func (r *rawReply) body() []byte {
 }
 
 func (r *rawReply) describe() string {
+	if r != nil && r.dropped != nil {
+		return "no HTTP response: the server dropped the connection (" + r.dropped.Error() + ")"
+	}
 	if r == nil || r.reply == nil {
 		return "no HTTP reply"
 	}
@@ -55,7 +62,18 @@ func (r *rawReply) describe() string {
 	if ct == "" {
 		ct = "no Content-Type"
 	}
-	return fmt.Sprintf("HTTP %d (%s), body %s", r.reply.Status, ct, c.Clip(r.body()))
+	// The evidence states the wire truly: an empty body, the bytes that
+	// came, or a body the harness stopped reading.
+	b := r.body()
+	switch {
+	case !r.ended && len(b) == 0:
+		return fmt.Sprintf("HTTP %d (%s), no body read within %s (the reply did not end)", r.reply.Status, ct, r.wait)
+	case !r.ended:
+		return fmt.Sprintf("HTTP %d (%s), body (read for %s, the reply did not end) %s", r.reply.Status, ct, r.wait, c.Clip(b))
+	case len(b) == 0:
+		return fmt.Sprintf("HTTP %d (%s), an empty body", r.reply.Status, ct)
+	}
+	return fmt.Sprintf("HTTP %d (%s), a %d-byte body %s", r.reply.Status, ct, len(b), c.Clip(b))
 }
 
 // doer returns the session's connection as an HTTPDoer.
@@ -88,10 +106,16 @@ func do(t *c.T, s *session.Session, method string, body []byte, hdr http.Header,
 	case <-ctx.Done():
 		o = <-ch // Do returns once ctx is done
 	}
+	if o.err != nil && ctx.Err() == nil && t.Ctx.Err() == nil {
+		// the request went out and the server closed the connection
+		// without answering; the next request opens a fresh one
+		t.Env.Recorder().Note(s.Conn().Name(), "the server dropped the connection without an HTTP response: "+o.err.Error())
+		return &rawReply{dropped: o.err, wait: wait}
+	}
 	if o.err != nil || o.reply == nil {
 		t.Error("%s %s: no HTTP reply: %v", method, s.Conn().Name(), o.err)
 	}
-	out := &rawReply{reply: o.reply}
+	out := &rawReply{reply: o.reply, wait: wait}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

@@ -61,7 +61,7 @@ var _ = c.Area("lifecycle", func() {
 		// fresh connection; none when the offer is already the newest.)
 		if newer := newestAccepted(t, catalog.Revision(version)); newer != "" {
 			t.Warn(`initialize(%s) was answered with %s although the server accepts %s: the version offered SHOULD be the latest the server supports (%s:basic/lifecycle.mdx "Version Negotiation")`,
-				bogus, version, newer, catalog.LatestLegacy)
+				bogus, version, newer, t.Rev)
 		} else if catalog.Revision(version) != t.Rev {
 			t.Note("counter-offered %s while %s negotiates with a supported request", version, t.Rev)
 		}
