@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -13,11 +14,14 @@ import (
 type invalidProbe struct {
 	what    string
 	payload []byte
-	// idRule: executing it breaks an MCP MUST (a request id must be a
-	// string or an integer, never null); otherwise the rule it breaks is
-	// JSON-RPC 2.0's, which binds the sender, and the server's leniency is
-	// a WARN at most.
-	idRule bool
+	// sentID is the raw id of a request whose id breaks MCP's id rules
+	// (null, {}, 1.5): those rules bind the sender, so a server that runs
+	// the request and answers it with that very id is lenient (a WARN);
+	// one that answers with another id (1.5 read as 1) breaks the MUST that
+	// binds it: a response carries the id of the request it answers.
+	// Empty for the other probes, whose rules are JSON-RPC 2.0's (also the
+	// sender's): a WARN at most.
+	sentID string
 	// params: the params are not an object (-32602 is as right as -32600).
 	params bool
 }
@@ -42,8 +46,8 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 				nullIDs++
 			}
 			switch {
-			case r.msg.HasResult && k.idRule:
-				mustBroken = append(mustBroken, fmt.Sprintf("a request with %s was executed: %s", k.what, c.Clip(r.msg.Raw)))
+			case r.msg.HasResult && k.sentID != "" && idText(r.msg) != k.sentID:
+				mustBroken = append(mustBroken, fmt.Sprintf("a request with %s was executed and answered with id %s: %s", k.what, idText(r.msg), c.Clip(r.msg.Raw)))
 			case r.msg.HasResult:
 				t.Warn("a request with %s was executed (JSON-RPC 2.0 calls it invalid; that rule binds the sender, MCP sets none for the server): %s", k.what, c.Clip(r.msg.Raw))
 			default:
@@ -103,8 +107,8 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 			"the server stopped answering %d time(s) in %d invalid requests", len(crashes), len(cases))
 	}
 	if len(mustBroken) > 0 {
-		t.Violation("no execution of a request whose id is null or not a string or an integer (MCP MUST)", strings.Join(mustBroken, "; "),
-			"the server executed %d request(s) with an invalid id", len(mustBroken))
+		t.Violation("a response carries the id of the request it answers (MCP MUST); better, -32600 and no execution", strings.Join(mustBroken, "; "),
+			"the server executed %d request(s) with an invalid id and answered them with another id", len(mustBroken))
 	}
 }
 
@@ -118,4 +122,19 @@ func lostHow(s *session.Session, method string, sendErr error) string {
 		return "the connection ended: " + sendErr.Error()
 	}
 	return "no answer to the " + method + " that followed"
+}
+
+// idText is a message's id as sent on the wire, without white space
+// ("absent" when it has none).
+func idText(m *jsonrpc.Message) string {
+	if !m.HasID {
+		return "absent"
+	}
+	var raw struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(m.Raw, &raw) != nil {
+		return m.ID.String()
+	}
+	return strings.Join(strings.Fields(string(raw.ID)), "")
 }

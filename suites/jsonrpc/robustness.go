@@ -147,16 +147,16 @@ var _ = c.Area("jsonrpc", func() {
 		}
 		methodJSON, _ := json.Marshal(m)
 		id := func(tag string) string { b, _ := json.Marshal(freshID(s, tag)); return string(b) }
-		// Each sub-case carries its own level: only the id rules are MCP
-		// MUSTs ("Requests MUST include a string or integer ID", "the ID
-		// MUST NOT be null"); the rest are JSON-RPC 2.0 rules that bind the
-		// sender, so a server's leniency there is a WARN at most.
+		// Each sub-case carries its own level (see invalidProbe.sentID):
+		// the rules these requests break bind their sender, so a server's
+		// leniency is a WARN at most; answering with an id other than the
+		// request's breaks the MUST that binds the server.
 		cases := []invalidProbe{
 			{what: "no method", payload: body(`"jsonrpc":"2.0","id":` + id("no-method"))},
 			{what: `"jsonrpc": "1.0"`, payload: body(`"jsonrpc":"1.0","id":` + id("v1") + `,"method":` + string(methodJSON))},
-			{what: `"id": null`, payload: body(`"jsonrpc":"2.0","id":null,"method":` + string(methodJSON)), idRule: true},
-			{what: `"id": {}`, payload: body(`"jsonrpc":"2.0","id":{},"method":` + string(methodJSON)), idRule: true},
-			{what: `"id": 1.5`, payload: body(`"jsonrpc":"2.0","id":1.5,"method":` + string(methodJSON)), idRule: true},
+			{what: `"id": null`, payload: body(`"jsonrpc":"2.0","id":null,"method":` + string(methodJSON)), sentID: "null"},
+			{what: `"id": {}`, payload: body(`"jsonrpc":"2.0","id":{},"method":` + string(methodJSON)), sentID: "{}"},
+			{what: `"id": 1.5`, payload: body(`"jsonrpc":"2.0","id":1.5,"method":` + string(methodJSON)), sentID: "1.5"},
 			{what: `"method": 42`, payload: body(`"jsonrpc":"2.0","id":` + id("method-42") + `,"method":42`)},
 		}
 		for _, k := range []struct{ what, params string }{
