@@ -63,7 +63,8 @@ var _ = c.Area("stdio", func() {
 
 	c.It("STD-003", "server/discover as the first message gets a result or a modern error", func(t *c.T) {
 		s := t.Fresh()
-		resp, err := t.TryCall(s, "server/discover", nil, nil)
+		// the first answer includes the process's start-up: wait longer
+		resp, err := t.TryCall(s, "server/discover", nil, &session.CallOptions{Timeout: 3 * t.Env.Target.Timeout})
 		if err != nil {
 			t.Violation("a DiscoverResult or a -32022/-32602 error", err.Error(), "no answer to server/discover as the first message")
 		}
