@@ -186,7 +186,10 @@ var _ = c.Area("jsonrpc", func() {
 		t.ExpectAlive(s, "a batch")
 		if t.Rev != catalog.R20250326 {
 			// Some servers run a batch only when every element is a
-			// request: a request-only batch must be rejected too.
+			// request: a request-only batch must be rejected too. It goes
+			// on a connection of its own: a server that runs it answers
+			// with an array line, which is this requirement's to judge.
+			s := t.Open()
 			c2, d := freshID(s, "batch-c"), freshID(s, "batch-d")
 			only := "[" + string(request(c2, m, probeParams(s))) + "," + string(request(d, m, probeParams(s))) + "]"
 			t.Step("send a batch of requests only")
