@@ -98,38 +98,76 @@ var _ = c.Area("jsonrpc", func() {
 			{"invalid UTF-8 inside a string", badUTF8},
 		}
 		// First the input at the parser's limits, where only a crash or
-		// silence is judged: a wrong parse error code below must not hide it.
-		atTheLimits(t, s, m)
+		// silence is judged: a wrong parse error code below must not hide
+		// it. A crash does not hide the next probe either: the rest go to a
+		// fresh connection, each probe's outcome reported on its own.
+		var opened []*session.Session // fresh sessions after a crash
+		defer func() {
+			for _, o := range opened {
+				o.Close()
+			}
+		}()
+		s, crashes := atTheLimits(t, s, m, &opened)
+		var problems []string
+		var expected, actual string
 		for _, k := range cases {
+			if s == nil {
+				break
+			}
 			t.Step("send " + k.what)
 			mark := t.Mark()
-			reply := sendRaw(t, s, k.payload, m)
+			reply, err := trySendRaw(t, s, k.payload, m)
 			// The barrier decides: a server that drops the input silently
 			// has answered the request after it by then.
-			if !barrier(t, s) {
-				t.Crashed("the server keeps answering ("+m+")", lostHow(s, m, nil), "the server stopped answering after %s", k.what)
+			if err != nil || !barrier(t, s) {
+				crashes = append(crashes, fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)))
+				fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
+				if oerr != nil {
+					crashes = append(crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
+					break
+				}
+				opened = append(opened, fresh)
+				s = fresh
+				continue
 			}
 			var got *jsonrpc.Message
 			if rs := responsesSince(s, mark); len(rs) > 0 {
 				got = rs[0].msg
 			}
-			if got == nil {
-				actual := "silence (the server answered the " + m + " sent after it)"
-				if dropped(reply) {
-					actual = "the server dropped the connection without an HTTP response"
-				} else if reply != nil {
-					actual = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+			problem := func(a, format string, args ...any) {
+				problems = append(problems, fmt.Sprintf(format, args...))
+				if actual == "" {
+					expected, actual = "a -32700 parse error", a
 				}
-				t.Violation("a -32700 parse error", actual, "%s got no parse error", k.what)
 			}
-			if got.HasResult {
-				t.Violation("a -32700 parse error", c.Clip(got.Raw), "the server executed %s", k.what)
+			switch {
+			case got == nil:
+				a := "silence (the server answered the " + m + " sent after it)"
+				if dropped(reply) {
+					a = "the server dropped the connection without an HTTP response"
+				} else if reply != nil {
+					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+				}
+				problem(a, "%s got no parse error", k.what)
+			case got.HasResult:
+				problem(c.Clip(got.Raw), "the server executed %s", k.what)
+			default:
+				if code, _ := got.ErrorCode(); code != jsonrpc.CodeParseError {
+					problem(c.Clip(got.Raw), "%s got the wrong error code %d", k.what, code)
+				}
+				if got.HasID && got.ID.IsNull() {
+					t.Warn(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what)
+				}
 			}
-			code, _ := got.ErrorCode()
-			t.Check(code == jsonrpc.CodeParseError, "a -32700 parse error", c.Clip(got.Raw), "%s got the wrong error code %d", k.what, code)
-			if got.HasID && got.ID.IsNull() {
-				t.Warn(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what)
+		}
+		if len(crashes) > 0 {
+			for _, p := range problems {
+				t.Warn("also: %s", p)
 			}
+			t.Crashed("the server keeps answering ("+m+")", strings.Join(crashes, "; "), "the server stopped answering %d time(s)", len(crashes))
+		}
+		if len(problems) > 0 {
+			t.Violation(expected, actual, "%s", strings.Join(problems, "; "))
 		}
 	})
 
@@ -320,7 +358,9 @@ const (
 	limitWait = 10 * time.Second
 )
 
-func atTheLimits(t *c.T, s *session.Session, method string) {
+// atTheLimits returns the session to go on with (a fresh one when the
+// server was lost; nil when none could be opened) and the crashes seen.
+func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.Session) (*session.Session, []string) {
 	withParam := func(tag string, value json.RawMessage) (jsonrpc.ID, []byte) {
 		id := freshID(s, tag)
 		params := probeParams(s)
@@ -348,15 +388,11 @@ func atTheLimits(t *c.T, s *session.Session, method string) {
 		{"a request nested 2000 levels deep", midID, mid},
 		{fmt.Sprintf("a request nested %d levels deep", deepLevels), deepID, deep},
 	}
+	var crashes []string
 	for _, k := range cases {
 		t.Step("send " + k.what)
 		mark := t.Mark()
-		reply := sendRaw(t, s, k.payload, method)
-		if reply != nil && reply.Status >= 400 && reply.Status < 500 {
-			t.Note("%s was rejected with HTTP %d", k.what, reply.Status)
-			t.ExpectAlive(s, k.what)
-			continue
-		}
+		reply, err := trySendRaw(t, s, k.payload, method)
 		answer := func(e session.Event) bool {
 			return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && !e.Late &&
 				(!e.Msg.HasID || e.Msg.ID.IsNull() || e.Msg.ID.Key() == k.id.Key())
@@ -366,23 +402,31 @@ func atTheLimits(t *c.T, s *session.Session, method string) {
 		// too. One that parses concurrently gets as long again as the
 		// input and the barrier took (at most limitWait) to answer it.
 		began := time.Now()
-		alive := barrier(t, s)
-		var ev session.Event
-		ok := false
-		if alive {
-			ctx, cancel := context.WithTimeout(t.Ctx, min(limitWait, max(time.Since(began), t.Env.Window)))
-			var e session.Event
-			e, ok = s.WaitEvent(ctx, mark, answer)
-			cancel()
-			ev = e
-		}
+		alive := err == nil && barrier(t, s)
 		if !alive {
-			actual := lostHow(s, method, nil)
+			actual := lostHow(s, method, err)
 			if dropped(reply) {
 				actual = "the server dropped the connection, then " + actual
 			}
-			t.Crashed("the server keeps answering ("+method+")", actual, "the server stopped answering after %s", k.what)
+			crashes = append(crashes, fmt.Sprintf("after %s: %s", k.what, actual))
+			// the remaining probes go to a fresh connection: one fault
+			// must not hide the next
+			fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
+			if oerr != nil {
+				crashes = append(crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
+				return nil, crashes
+			}
+			*opened = append(*opened, fresh)
+			s = fresh
+			continue
 		}
+		if reply != nil && reply.Status >= 400 && reply.Status < 500 {
+			t.Note("%s was rejected with HTTP %d", k.what, reply.Status)
+			continue
+		}
+		ctx, cancel := context.WithTimeout(t.Ctx, min(limitWait, max(time.Since(began), t.Env.Window)))
+		ev, ok := s.WaitEvent(ctx, mark, answer)
+		cancel()
 		if !ok {
 			what := "silence"
 			if dropped(reply) {
@@ -399,6 +443,7 @@ func atTheLimits(t *c.T, s *session.Session, method string) {
 		}
 		t.Note("%s got %s", k.what, what)
 	}
+	return s, crashes
 }
 
 func mergeMeta(old any, extra map[string]any) map[string]any {
