@@ -40,7 +40,7 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 		mark := t.Mark()
 		reply, err := trySendRaw(t, s, k.payload, method)
 		alive := err == nil && barrier(t, s)
-		rs := responsesSince(s, mark)
+		rs := ownResponses(responsesSince(s, mark), k.payload)
 		for _, r := range rs {
 			if r.msg.HasID && r.msg.ID.IsNull() {
 				nullIDs++
@@ -137,4 +137,23 @@ func idText(m *jsonrpc.Message) string {
 		return m.ID.String()
 	}
 	return strings.Join(strings.Fields(string(raw.ID)), "")
+}
+
+// ownResponses leaves out responses that carry an id the harness gave an
+// earlier message (a late answer to another check's probe) rather than
+// this probe's id or one derived from its invalid id.
+func ownResponses(rs []received, payload []byte) []received {
+	var sent struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(payload, &sent)
+	own := strings.Join(strings.Fields(string(sent.ID)), "")
+	var out []received
+	for _, r := range rs {
+		if id := idText(r.msg); strings.HasPrefix(id, `"mcpconform-`) && id != own {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

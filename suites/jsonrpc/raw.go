@@ -132,9 +132,13 @@ func dropped(r *wire.Reply) bool { return r != nil && r.Status == 0 }
 // grace window: a server that handles its input in order has by then
 // answered (or decided not to answer) everything sent before it. It reports
 // whether the server answered: false means it died or stopped answering.
-func barrier(t *c.T, s *session.Session) bool {
+func barrier(t *c.T, s *session.Session) bool { return barrierWithin(t, s, s.Timeout()) }
+
+// barrierWithin is barrier with the wait for the barrier's answer (input of
+// megabytes takes a loaded machine a while to get through before it).
+func barrierWithin(t *c.T, s *session.Session, wait time.Duration) bool {
 	m, p := t.Probe()
-	resp, err := s.Call(t.Ctx, m, p, nil)
+	resp, err := s.Call(t.Ctx, m, p, &session.CallOptions{Timeout: wait})
 	if err != nil || resp == nil || resp.Msg == nil {
 		return false
 	}

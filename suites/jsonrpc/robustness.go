@@ -402,7 +402,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		// too. One that parses concurrently gets as long again as the
 		// input and the barrier took (at most limitWait) to answer it.
 		began := time.Now()
-		alive := err == nil && barrier(t, s)
+		alive := err == nil && barrierWithin(t, s, max(s.Timeout(), limitWait))
 		if !alive {
 			actual := lostHow(s, method, err)
 			if dropped(reply) {
