@@ -131,7 +131,7 @@ var _ = c.Area("jsonrpc", func() {
 				continue
 			}
 			var got *jsonrpc.Message
-			if rs := responsesSince(s, mark); len(rs) > 0 {
+			if rs := ownResponses(responsesSince(s, mark), k.payload); len(rs) > 0 {
 				got = rs[0].msg
 			}
 			problem := func(a, format string, args ...any) {
