@@ -272,7 +272,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
-		reportList  = fs.String("reports", "json,junit,html,md", "comma list of the reports to write in --report-dir: json (report.json, always written), junit, html, md (summary.md)")
+		reportList  = fs.String("reports", "json,junit,html,md", "comma list of the reports to write in --report-dir: json (report.json, always written), junit, html, md (summary.md), sarif (sarif.json, SARIF 2.1.0 for code scanning; not written unless named)")
 	)
 	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL | mcpconform run [flags] --config FILE", stdout, stderr); done {
 		return code
@@ -484,11 +484,11 @@ func reportFormats(list string) (map[string]bool, error) {
 	out := map[string]bool{"json": true}
 	for _, f := range strings.Split(list, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "json", "junit", "html", "md":
+		case "json", "junit", "html", "md", "sarif":
 			out[f] = true
 		case "":
 		default:
-			return nil, fmt.Errorf("unknown report %q (json, junit, html, md)", f)
+			return nil, fmt.Errorf("unknown report %q (json, junit, html, md, sarif)", f)
 		}
 	}
 	return out, nil
