@@ -141,6 +141,10 @@ var _ = c.Area("jsonrpc", func() {
 				}
 			}
 			switch {
+			case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
+				// Streamable HTTP: invalid input gets 400, whose body MAY
+				// carry a JSON-RPC error (the transport's rule, not a miss)
+				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(s, mark, reply.Exchange))
 			case got == nil:
 				a := "silence (the server answered the " + m + " sent after it)"
 				if dropped(reply) {
