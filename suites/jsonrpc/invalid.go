@@ -35,6 +35,7 @@ type invalidProbe struct {
 func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProbe) {
 	var crashes, mustBroken, silent []string
 	rejected, nullIDs := 0, 0
+	barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
 	for i, k := range cases {
 		t.Step("send a request with " + k.what)
 		mark := t.Mark()
@@ -73,6 +74,7 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 			}
 			defer fresh.Close()
 			s = fresh
+			barrier(t, s)
 			continue
 		}
 		if len(rs) > 0 {

@@ -107,6 +107,7 @@ var _ = c.Area("jsonrpc", func() {
 				o.Close()
 			}
 		}()
+		barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
 		s, crashes := atTheLimits(t, s, m, &opened)
 		var problems []string
 		var expected, actual string
@@ -128,6 +129,7 @@ var _ = c.Area("jsonrpc", func() {
 				}
 				opened = append(opened, fresh)
 				s = fresh
+				barrier(t, s)
 				continue
 			}
 			var got *jsonrpc.Message
@@ -422,6 +424,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			}
 			*opened = append(*opened, fresh)
 			s = fresh
+			barrier(t, s)
 			continue
 		}
 		if reply != nil && reply.Status >= 400 && reply.Status < 500 {
