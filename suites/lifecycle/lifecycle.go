@@ -349,23 +349,27 @@ var _ = c.Area("lifecycle", func() {
 		s := t.Fresh()
 		if !t.HTTP() {
 			t.Step("ping as the first message")
-			checkPing(t, s, "ping before initialize")
+			checkPing(t, s, "ping before initialize", startupWait(t)) // the first answer includes the start-up
 		}
 		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
 			t.Error("initialize failed: %v", err)
 		}
 		t.Step("ping after initialize, before notifications/initialized")
-		checkPing(t, s, "ping before notifications/initialized")
+		checkPing(t, s, "ping before notifications/initialized", 0)
 		if _, err := s.Initialized(t.Ctx); err != nil {
 			t.Error("notifications/initialized: %v", err)
 		}
 		t.Step("ping in operation")
-		checkPing(t, s, "ping")
+		checkPing(t, s, "ping", 0)
 	})
 })
 
-func checkPing(t *c.T, s *session.Session, what string) {
-	resp := t.Call(s, "ping", nil, nil)
+func checkPing(t *c.T, s *session.Session, what string, wait time.Duration) {
+	var o *session.CallOptions
+	if wait > 0 {
+		o = &session.CallOptions{Timeout: wait}
+	}
+	resp := t.Call(s, "ping", nil, o)
 	res := t.ResultObject(what, resp)
 	for k := range res {
 		if k != "_meta" {
