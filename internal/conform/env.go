@@ -52,6 +52,19 @@ type Env struct {
 
 	mu     sync.Mutex
 	shared map[catalog.Revision]*sharedSession
+	// closing counts sessions being closed in the background (CloseLater).
+	closing sync.WaitGroup
+}
+
+// CloseLater closes s in the background: a server that keeps its process
+// alive while work it started runs (or ignores stdin EOF) does not hold the
+// check up. Close waits for every such close.
+func (e *Env) CloseLater(s *session.Session) {
+	e.closing.Add(1)
+	go func() {
+		defer e.closing.Done()
+		s.Close()
+	}()
 }
 
 type sharedSession struct {
@@ -125,16 +138,18 @@ func (e *Env) Adopt(rev catalog.Revision, s *session.Session) {
 	e.shared[rev] = &sharedSession{s: s}
 }
 
-// Close ends the shared sessions.
+// Close ends the shared sessions (concurrently) and waits for the
+// background closes.
 func (e *Env) Close() {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	for _, sh := range e.shared {
 		if sh.s != nil {
-			sh.s.Close()
+			e.CloseLater(sh.s)
 		}
 	}
 	e.shared = nil
+	e.mu.Unlock()
+	e.closing.Wait()
 }
 
 // EachShared calls fn with the connection of every shared session.
