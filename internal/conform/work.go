@@ -1,7 +1,11 @@
 package conform
 
 import (
+	"fmt"
+
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire"
 	"math"
 	"regexp"
 	"strings"
@@ -100,4 +104,84 @@ func (t *T) PacedArgs(tool json.RawMessage, d time.Duration) (args map[string]an
 		args, _ = Paced(tool, args, d)
 	}
 	return args, source, ok
+}
+
+// Adaptive waits. A wait for something a server may legitimately never
+// send is derived from the server's observed pace (Target.Latency: the
+// answer times of cheap requests so far), never the per-request timeout,
+// which is only the limit for a hung server.
+const (
+	// PatienceFloor is the shortest adaptive wait.
+	PatienceFloor = 250 * time.Millisecond
+	// patienceFactor multiplies the observed p99.
+	patienceFactor = 10
+	// minLatencySamples: with fewer answers observed, the timeout is used.
+	minLatencySamples = 5
+)
+
+// Patience is how long to wait for an answer the server may legitimately
+// never send, when no barrier can decide it: patienceFactor × the p99 of
+// the answer times observed so far, at least PatienceFloor, at most the
+// per-request timeout (also used while fewer than minLatencySamples answers
+// were observed).
+func (e *Env) Patience() time.Duration {
+	to := e.Target.Timeout
+	if to <= 0 {
+		to = 5 * time.Second
+	}
+	l := e.Target.Latency()
+	if l.Count() < minLatencySamples {
+		return to
+	}
+	return min(max(PatienceFloor, patienceFactor*l.Quantile(0.99)), to)
+}
+
+// Patience is Env.Patience.
+func (t *T) Patience() time.Duration { return t.Env.Patience() }
+
+// grace is the quiet window after a barrier's answer: Env.Window, widened
+// to twice the observed p99 answer time for a server whose answers take
+// longer (one answering concurrently may send an earlier message's reply
+// after the barrier's), at most PatienceFloor.
+func (e *Env) grace() time.Duration {
+	l := e.Target.Latency()
+	if l.Count() < minLatencySamples {
+		return e.Window
+	}
+	return max(e.Window, min(2*l.Quantile(0.99), PatienceFloor))
+}
+
+// judgeFaults fails a check that passed when the session layer recognised
+// a fault of its requirement anywhere in the run (session.Faults: e.g. an
+// error answered with "id": null to the only request in flight on stdio,
+// RPC-002): the fault is reported once, under its requirement, with its
+// first occurrence quoted.
+func (t *T) judgeFaults() {
+	if t.out.Verdict != PASS && t.out.Verdict != WARN {
+		return
+	}
+	kept, total := t.Env.Target.Faults().For(t.Req.ID)
+	if total == 0 {
+		return
+	}
+	f := kept[0]
+	if t.out.Level == catalog.MUST {
+		t.out.Verdict = FAIL
+	} else {
+		t.out.Verdict = WARN
+	}
+	t.out.Expected = fmt.Sprintf("the error response to %s (id %s) carries that id", f.Method, requestID(f.Request))
+	t.out.Actual = Clip(f.Response.Raw)
+	t.out.Message = fmt.Sprintf("the server answered %s (the only request in flight on %s, %s session) with an error whose id is null; %d such response(s) in the run",
+		f.Method, f.Response.Conn, f.Revision, total)
+	for _, x := range kept[1:] {
+		t.Note("also: %s on %s answered %s", x.Method, x.Response.Conn, Clip(x.Response.Raw))
+	}
+}
+
+func requestID(f wire.Frame) string {
+	if m, err := Decode(f); err == nil && m.HasID {
+		return m.ID.String()
+	}
+	return "?"
 }

@@ -55,6 +55,10 @@ type Options struct {
 	Timeout time.Duration
 	// Recorder receives harness notes (the conn records frames itself).
 	Recorder *wire.Recorder
+	// Latency, when set, receives the answer times of cheap requests.
+	Latency *Latency
+	// Faults, when set, receives the systematic faults recognised.
+	Faults *Faults
 }
 
 // Event is an incoming frame that was not the answer to a call: a
@@ -85,6 +89,12 @@ type Response struct {
 	// IDTypeMismatch is set when the response id matched the request only
 	// when the JSON type was ignored (7 answered as "7").
 	IDTypeMismatch bool
+	// NullID is set when the response is an error with "id": null that
+	// the session attributed to this request: on stdio it was the only
+	// request in flight and nothing else had been written since the
+	// server's previous message (a fault of the id rule, RPC-002, recorded
+	// in Options.Faults; the check need not wait out the timeout).
+	NullID bool
 	// Reply is the HTTP reply head of the request (nil on stdio).
 	Reply *wire.Reply
 	// Exchange holds every frame of the HTTP exchange (nil on stdio).
@@ -172,6 +182,11 @@ type call struct {
 	sent     time.Time
 	frames   []wire.Frame // HTTP exchange frames
 	ended    bool
+	// method is set for requests sent with Call (well-formed by
+	// construction); mark is the recorder position before the send and
+	// lastIn the session's last incoming frame then (nullIDTargetLocked).
+	method       string
+	mark, lastIn int64
 }
 
 // Session is one MCP client session over one connection.
@@ -181,6 +196,8 @@ type Session struct {
 	rec  *wire.Recorder
 
 	nextID atomic.Int64
+	warm   atomic.Bool // a call of this session was answered
+	lastIn int64       // Seq of the last incoming frame handled (under mu)
 
 	mu            sync.Mutex
 	pending       map[string]*call // by ID.Key()
@@ -230,6 +247,7 @@ func New(conn wire.Conn, opts Options) *Session {
 		dispatchDone: make(chan struct{}),
 		stop:         cancel,
 	}
+	s.lastIn = s.rec.Seq()
 	go s.dispatch(ctx)
 	return s
 }
@@ -378,6 +396,9 @@ func isClosed(ch chan struct{}) bool {
 func (s *Session) handle(ctx context.Context, f wire.Frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if f.Dir == wire.In && f.Seq > s.lastIn {
+		defer func() { s.lastIn = f.Seq }()
+	}
 	var exch *call
 	if f.Exchange != 0 {
 		exch = s.byExch[f.Exchange]
@@ -419,6 +440,13 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		if c, ok := s.loose[msg.ID.LooseKey()]; ok && !msg.ID.IsNull() {
 			s.finishLocked(c, &Response{ID: c.id, Msg: msg, Frame: f, IDTypeMismatch: true})
 			return
+		}
+		if msg.ID.IsNull() {
+			if c := s.nullIDTargetLocked(msg); c != nil {
+				s.opts.Faults.add(Fault{Requirement: "RPC-002", Revision: string(s.opts.Revision), Method: c.method, Request: s.requestFrame(c), Response: f})
+				s.finishLocked(c, &Response{ID: c.id, Msg: msg, Frame: f, NullID: true})
+				return
+			}
 		}
 	}
 	ev := Event{Frame: f, Msg: msg, Unsolicited: msg.Kind() == jsonrpc.KindResponse}
@@ -559,19 +587,41 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 		}
 		hdr[k] = v
 	}
-	return s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout)
+	resp, err := s.callRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout, method)
+	s.observe(method, resp, err)
+	return resp, err
 }
 
 // CallRaw sends payload (which must carry id) and waits for the response
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
+	return s.callRaw(ctx, id, payload, so, timeout, wellFormedMethod(payload))
+}
+
+// wellFormedMethod returns the method of payload when it is one valid
+// JSON-RPC 2.0 request (a string or integer id, a non-empty string method,
+// object params or none), else "".
+func wellFormedMethod(payload []byte) string {
+	m, err := jsonrpc.Decode(payload)
+	if err != nil || m.JSONRPC != "2.0" || !m.HasID || !m.ID.Valid() || !m.MethodIsString || m.Method == "" {
+		return ""
+	}
+	if m.HasParams && (len(m.Params) == 0 || m.Params[0] != '{') {
+		return ""
+	}
+	return m.Method
+}
+
+// callRaw is CallRaw; method is set for a request built by Call.
+func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration, method string) (*Response, error) {
 	if timeout <= 0 {
 		timeout = s.opts.Timeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := &call{id: id, done: make(chan struct{}), sent: time.Now()}
+	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, mark: s.rec.Seq()}
 	s.mu.Lock()
+	c.lastIn = s.lastIn
 	if s.closed {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %v", wire.ErrClosed, s.closedErr)
@@ -790,4 +840,14 @@ func (s *Session) Close() error {
 	case <-time.After(2 * time.Second):
 	}
 	return err
+}
+
+// requestFrame returns the recorded request frame of c (zero when not found).
+func (s *Session) requestFrame(c *call) wire.Frame {
+	for _, f := range s.rec.Since(c.mark, 0) {
+		if f.Conn == s.conn.Name() && f.Dir == wire.Out && f.Kind == wire.KindMessage {
+			return f
+		}
+	}
+	return wire.Frame{}
 }

@@ -1,0 +1,97 @@
+package session
+
+import (
+	"sync"
+
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Faults collects systematic faults the session layer recognised while
+// matching responses, for the requirement they break, so the run reports
+// them once instead of every later check paying a timeout for them. It is
+// shared by every session of a target and safe for concurrent use.
+type Faults struct {
+	mu   sync.Mutex
+	list []Fault
+	n    map[string]int
+}
+
+// Fault is one recognised occurrence.
+type Fault struct {
+	// Requirement broken (e.g. RPC-002).
+	Requirement string
+	// Revision the session spoke.
+	Revision string
+	// Method of the request, and the request and response frames.
+	Method            string
+	Request, Response wire.Frame
+}
+
+// maxFaultsKept bounds the occurrences kept per requirement (the rest are
+// counted).
+const maxFaultsKept = 3
+
+func (f *Faults) add(x Fault) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == nil {
+		f.n = map[string]int{}
+	}
+	f.n[x.Requirement]++
+	if f.n[x.Requirement] <= maxFaultsKept {
+		f.list = append(f.list, x)
+	}
+}
+
+// For returns the kept occurrences for requirement id and how many there
+// were in all.
+func (f *Faults) For(id string) (kept []Fault, total int) {
+	if f == nil {
+		return nil, 0
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, x := range f.list {
+		if x.Requirement == id {
+			kept = append(kept, x)
+		}
+	}
+	return kept, f.n[id]
+}
+
+// nullIDTargetLocked returns the call an error response with "id": null
+// answers, when that is certain: on stdio, a well-formed request sent with
+// Call is the only one in flight, and nothing else was written to the
+// server since the server's previous message (so no invalid input the
+// null id could be for). Otherwise nil: the response stays an unsolicited
+// event. s.mu is held.
+func (s *Session) nullIDTargetLocked(msg *jsonrpc.Message) *call {
+	if s.conn.Transport() != wire.Stdio || !msg.IsError() || len(s.pending) != 1 || s.rec == nil {
+		return nil
+	}
+	var c *call
+	for _, x := range s.pending {
+		c = x
+	}
+	if c.method == "" {
+		return nil
+	}
+	out := 0
+	for _, f := range s.rec.Since(c.lastIn, 0) {
+		if f.Conn != s.conn.Name() || f.Dir != wire.Out || f.Kind == wire.KindNote {
+			continue
+		}
+		out++
+		if f.Seq <= c.mark || out > 1 {
+			return nil
+		}
+	}
+	if out != 1 {
+		return nil
+	}
+	return c
+}
