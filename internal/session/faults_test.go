@@ -73,6 +73,22 @@ func TestNullIDErrorNotAttributedWhenAmbiguous(t *testing.T) {
 			t.Fatalf("no fault expected, got %d", n)
 		}
 	})
+	t.Run("blank lines around the request", func(t *testing.T) {
+		rc, s, faults := newRecSession(t)
+		ch := make(chan callResult, 1)
+		go func() {
+			resp, err := s.CallRaw(context.Background(), jsonrpc.IntID(5), []byte("\n\n{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n"), &wire.SendOptions{Raw: true}, 200*time.Millisecond)
+			ch <- callResult{resp, err}
+		}()
+		rc.next(t)
+		rc.answer(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+		if r := wait(t, ch); r.err == nil || (r.resp != nil && r.resp.NullID) {
+			t.Fatalf("the blank line's parse error must not answer the request: %+v %v", r.resp, r.err)
+		}
+		if _, n := faults.For("RPC-002"); n != 0 {
+			t.Fatalf("no fault expected, got %d", n)
+		}
+	})
 	t.Run("two in flight", func(t *testing.T) {
 		rc, s, faults := newRecSession(t)
 		a := callAsync(s, "ping", nil, &CallOptions{ID: idPtr(jsonrpc.IntID(100)), Timeout: 200 * time.Millisecond})

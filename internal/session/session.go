@@ -7,6 +7,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -595,13 +596,18 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 // CallRaw sends payload (which must carry id) and waits for the response
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
-	return s.callRaw(ctx, id, payload, so, timeout, wellFormedMethod(payload))
+	return s.callRaw(ctx, id, payload, so, timeout, wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))))
 }
 
 // wellFormedMethod returns the method of payload when it is one valid
 // JSON-RPC 2.0 request (a string or integer id, a non-empty string method,
-// object params or none), else "".
+// object params or none) framed as one line (a raw payload may end with
+// its newline), with nothing around it (no blank line a server may answer
+// on its own), else "".
 func wellFormedMethod(payload []byte) string {
+	if len(payload) == 0 || len(bytes.TrimSpace(payload)) != len(payload) || bytes.ContainsAny(payload, "\r\n") {
+		return ""
+	}
 	m, err := jsonrpc.Decode(payload)
 	if err != nil || m.JSONRPC != "2.0" || !m.HasID || !m.ID.Valid() || !m.MethodIsString || m.Method == "" {
 		return ""
