@@ -60,6 +60,10 @@ type Options struct {
 	Latency *Latency
 	// Faults, when set, receives the systematic faults recognised.
 	Faults *Faults
+	// Startup, when longer than Timeout, bounds the first call of the
+	// connection instead (it includes a new process's start-up, which
+	// several processes started at once on a loaded machine stretch).
+	Startup time.Duration
 }
 
 // Event is an incoming frame that was not the answer to a call: a
@@ -197,8 +201,10 @@ type Session struct {
 	rec  *wire.Recorder
 
 	nextID atomic.Int64
-	warm   atomic.Bool // a call of this session was answered
-	lastIn int64       // Seq of the last incoming frame handled (under mu)
+	warm   atomic.Bool // a call of this session was answered (latency)
+	// answered: a call of this session got its response (Startup)
+	answered atomic.Bool
+	lastIn   int64 // Seq of the last incoming frame handled (under mu)
 
 	mu            sync.Mutex
 	pending       map[string]*call // by ID.Key()
@@ -622,6 +628,9 @@ func wellFormedMethod(payload []byte) string {
 func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration, method string) (*Response, error) {
 	if timeout <= 0 {
 		timeout = s.opts.Timeout
+		if s.opts.Startup > timeout && !s.answered.Load() {
+			timeout = s.opts.Startup
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -676,6 +685,9 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 		return s.withReply(c, reply), fmt.Errorf("%w: no response to %s within %s", wire.ErrTimeout, id, timeout)
 	}
 	resp := s.withReply(c, reply)
+	if resp.Msg != nil {
+		s.answered.Store(true)
+	}
 	if resp.Msg == nil {
 		if closed, cerr := s.Closed(); closed && reply == nil {
 			return resp, fmt.Errorf("%w: %v", wire.ErrClosed, cerr)

@@ -150,6 +150,32 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 	return session.New(conn, t.sessionOptions(rev)), nil
 }
 
+// StartupFactor multiplies the timeout for the first answer of a process a
+// check starts alongside others (SessionStarting, OpenStarting).
+const StartupFactor = 3
+
+// SessionStarting is Session for a connection opened at the same time as
+// others: its first call may take StartupFactor × the timeout (a process's
+// start-up, stretched on a loaded machine, is not a hung server).
+func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error) {
+	conn, err := t.Connect()
+	if err != nil {
+		return nil, err
+	}
+	o := t.sessionOptions(rev)
+	o.Startup = StartupFactor * t.Timeout
+	return session.New(conn, o), nil
+}
+
+// OpenStarting is SessionStarting followed by the era's handshake.
+func (t *Target) OpenStarting(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
+	s, err := t.SessionStarting(rev)
+	if err != nil {
+		return nil, err
+	}
+	return t.handshake(ctx, s, rev)
+}
+
 // Open opens a session for rev and performs the era's handshake.
 func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
 	s, err := t.Session(rev)

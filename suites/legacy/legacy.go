@@ -118,7 +118,7 @@ func plan(rev catalog.Revision) []*legSession {
 // records what the server sent. It returns a harness problem, or "".
 func (ex *exercise) drive(t *c.T, ls *legSession) string {
 	mark := t.Mark()
-	s, err := t.Env.Target.Session(t.Rev)
+	s, err := t.Env.Target.SessionStarting(t.Rev)
 	if err != nil {
 		return fmt.Sprintf("could not connect to the target for %s: %v", ls.label, err)
 	}

@@ -284,7 +284,7 @@ func (ph *phase) callParams(s *session.Session, tl tool, i int) (map[string]any,
 
 func runPhase(t *c.T, tools []tool, ph *phase) {
 	mark := t.Mark()
-	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	s, err := t.Env.Target.OpenStarting(t.Ctx, t.Rev)
 	if err != nil {
 		ph.err = err
 		return
@@ -321,7 +321,7 @@ func runPhase(t *c.T, tools []tool, ph *phase) {
 // else in flight, and ends it.
 func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
 	mark := t.Mark()
-	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	s, err := t.Env.Target.OpenStarting(t.Ctx, t.Rev)
 	if err != nil {
 		ph.err = err
 		return nil
