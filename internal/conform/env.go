@@ -111,10 +111,15 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	if sh := e.shared[rev]; sh != nil {
 		if sh.s != nil {
 			if closed, _ := sh.s.Closed(); !closed {
-				return sh.s, nil
+				if !sh.s.Stalled() || e.answers(ctx, sh.s, rev) {
+					return sh.s, nil
+				}
+				e.Target.Recorder.Note(sh.s.Conn().Name(), "the shared session stopped answering (silent since a request timed out, and a probe went unanswered); reconnecting")
+				e.CloseLater(sh.s)
+			} else {
+				sh.s.Close()
+				e.Target.Recorder.Note(sh.s.Conn().Name(), "shared session lost; reconnecting")
 			}
-			sh.s.Close()
-			e.Target.Recorder.Note(sh.s.Conn().Name(), "shared session lost; reconnecting")
 		} else {
 			return nil, sh.err
 		}
@@ -125,6 +130,17 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	}
 	e.shared[rev] = &sharedSession{s: s, err: err}
 	return s, err
+}
+
+// answers probes a stalled shared session with a cheap request (ping, or
+// server/discover in 2026-07-28), waiting Patience.
+func (e *Env) answers(ctx context.Context, s *session.Session, rev catalog.Revision) bool {
+	m := "ping"
+	if !rev.IsLegacy() {
+		m = "server/discover"
+	}
+	resp, err := s.Call(ctx, m, nil, &session.CallOptions{Timeout: e.Patience()})
+	return err == nil && resp.Msg != nil
 }
 
 // Adopt installs an already handshaken session as the shared session of

@@ -125,3 +125,24 @@ func TestLatencyQuantiles(t *testing.T) {
 		t.Errorf("count %d", l.Count())
 	}
 }
+
+// A session whose server sent nothing since a request timed out is
+// stalled; any message from the server ends that.
+func TestStalled(t *testing.T) {
+	rc, s, _ := newRecSession(t)
+	if s.Stalled() {
+		t.Fatal("a new session is not stalled")
+	}
+	ch := callAsync(s, "ping", nil, &CallOptions{Timeout: 50 * time.Millisecond})
+	rc.next(t)
+	if r := wait(t, ch); r.err == nil {
+		t.Fatal("want a timeout")
+	}
+	if !s.Stalled() {
+		t.Fatal("silent since a timed-out request: stalled")
+	}
+	rc.answer(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	if _, ok := s.WaitEvent(context.Background(), 0, func(Event) bool { return true }); !ok || s.Stalled() {
+		t.Fatal("a message from the server ends the stall")
+	}
+}

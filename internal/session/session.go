@@ -205,6 +205,9 @@ type Session struct {
 	// answered: a call of this session got its response (Startup)
 	answered atomic.Bool
 	lastIn   int64 // Seq of the last incoming frame handled (under mu)
+	// lastInAt is when the last incoming frame was handled, timedOutAt
+	// when the last call that timed out was sent (under mu; Stalled).
+	lastInAt, timedOutAt time.Time
 
 	mu            sync.Mutex
 	pending       map[string]*call // by ID.Key()
@@ -406,6 +409,7 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 	if f.Dir == wire.In && f.Seq > s.lastIn {
 		defer func() { s.lastIn = f.Seq }()
 	}
+	s.lastInAt = time.Now()
 	var exch *call
 	if f.Exchange != 0 {
 		exch = s.byExch[f.Exchange]
@@ -681,6 +685,9 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	case <-ctx.Done():
 		s.mu.Lock()
 		s.finishLocked(c, nil)
+		if c.sent.After(s.timedOutAt) {
+			s.timedOutAt = c.sent
+		}
 		s.mu.Unlock()
 		return s.withReply(c, reply), fmt.Errorf("%w: no response to %s within %s", wire.ErrTimeout, id, timeout)
 	}
@@ -868,4 +875,13 @@ func (s *Session) requestFrame(c *call) wire.Frame {
 		}
 	}
 	return wire.Frame{}
+}
+
+// Stalled reports whether the server has sent nothing at all on this
+// connection since a request that timed out was sent: it may have stopped
+// answering (or be busy with that request).
+func (s *Session) Stalled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.timedOutAt.IsZero() && !s.lastInAt.After(s.timedOutAt)
 }
