@@ -70,7 +70,15 @@ func (e *Env) CloseLater(s *session.Session) {
 type sharedSession struct {
 	s   *session.Session
 	err error
+	// stalls counts shared sessions of the revision in a row that stopped
+	// answering (the second one ends the revision's shared sessions).
+	stalls int
 }
+
+// maxStalls is how many shared sessions in a row may stop answering before
+// the run stops reconnecting: the server is hung, and every later check
+// that needs the shared session ends at once with the reason.
+const maxStalls = 2
 
 var (
 	envMu   sync.Mutex
@@ -108,14 +116,26 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	if e.shared == nil {
 		e.shared = map[catalog.Revision]*sharedSession{}
 	}
+	stalls := 0
 	if sh := e.shared[rev]; sh != nil {
 		if sh.s != nil {
 			if closed, _ := sh.s.Closed(); !closed {
-				if !sh.s.Stalled() || e.answers(ctx, sh.s, rev) {
+				if !sh.s.Stalled() {
 					return sh.s, nil
 				}
-				e.Target.Recorder.Note(sh.s.Conn().Name(), "the shared session stopped answering (silent since a request timed out, and a probe went unanswered); reconnecting")
+				if e.answers(ctx, sh.s, rev) {
+					sh.stalls = 0
+					return sh.s, nil
+				}
 				e.CloseLater(sh.s)
+				stalls = sh.stalls + 1
+				if stalls >= maxStalls {
+					err := fmt.Errorf("the server stopped answering: %d %s sessions in a row went silent after a request timed out, and a probe got no answer within %s", stalls, rev, e.Patience())
+					e.Target.Recorder.Note(sh.s.Conn().Name(), err.Error()+"; no more reconnecting")
+					e.shared[rev] = &sharedSession{err: err, stalls: stalls}
+					return nil, err
+				}
+				e.Target.Recorder.Note(sh.s.Conn().Name(), "the shared session stopped answering (silent since a request timed out, and a probe went unanswered); reconnecting")
 			} else {
 				sh.s.Close()
 				e.Target.Recorder.Note(sh.s.Conn().Name(), "shared session lost; reconnecting")
@@ -128,7 +148,7 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	if err != nil {
 		err = fmt.Errorf("could not open a %s session: %w", rev, err)
 	}
-	e.shared[rev] = &sharedSession{s: s, err: err}
+	e.shared[rev] = &sharedSession{s: s, err: err, stalls: stalls}
 	return s, err
 }
 
