@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -94,4 +95,42 @@ func (s *Session) nullIDTargetLocked(msg *jsonrpc.Message) *call {
 		return nil
 	}
 	return c
+}
+
+// wellFormedMethod returns the method of payload when it is one valid
+// JSON-RPC 2.0 request (a string or integer id, a non-empty string method,
+// object params or none) framed as one line (a raw payload may end with
+// its newline), with nothing around it (no blank line a server may answer
+// on its own), else "".
+func wellFormedMethod(payload []byte) string {
+	if len(payload) == 0 || len(bytes.TrimSpace(payload)) != len(payload) || bytes.ContainsAny(payload, "\r\n") {
+		return ""
+	}
+	m, err := jsonrpc.Decode(payload)
+	if err != nil || m.JSONRPC != "2.0" || !m.HasID || !m.ID.Valid() || !m.MethodIsString || m.Method == "" {
+		return ""
+	}
+	if m.HasParams && (len(m.Params) == 0 || m.Params[0] != '{') {
+		return ""
+	}
+	return m.Method
+}
+
+// requestFrame returns the recorded request frame of c (zero when not found).
+func (s *Session) requestFrame(c *call) wire.Frame {
+	for _, f := range s.rec.Since(c.mark, 0) {
+		if f.Conn == s.conn.Name() && f.Dir == wire.Out && f.Kind == wire.KindMessage {
+			return f
+		}
+	}
+	return wire.Frame{}
+}
+
+// Stalled reports whether the server has sent nothing at all on this
+// connection since a request that timed out was sent: it may have stopped
+// answering (or be busy with that request).
+func (s *Session) Stalled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.timedOutAt.IsZero() && !s.lastInAt.After(s.timedOutAt)
 }

@@ -325,43 +325,6 @@ func (s *Session) addEventLocked(e Event) {
 	}
 }
 
-// orphan holds the frames of an HTTP exchange no call has claimed yet.
-type orphan struct {
-	frames []wire.Frame
-	ended  bool
-}
-
-// maxOrphans bounds the unclaimed exchanges kept (notifications and raw
-// sends never claim theirs).
-const maxOrphans = 64
-
-func (s *Session) orphanLocked(f wire.Frame) {
-	if s.orphans == nil {
-		s.orphans = map[int64]*orphan{}
-	}
-	o := s.orphans[f.Exchange]
-	if o == nil {
-		if len(s.orphans) >= maxOrphans {
-			oldest := int64(-1)
-			for k := range s.orphans {
-				if oldest < 0 || k < oldest {
-					oldest = k
-				}
-			}
-			delete(s.orphans, oldest)
-		}
-		o = &orphan{}
-		s.orphans[f.Exchange] = o
-	}
-	if f.Kind == wire.KindNote && f.Note == wire.NoteExchangeEnd {
-		o.ended = true
-		return
-	}
-	if len(o.frames) < 256 {
-		o.frames = append(o.frames, f)
-	}
-}
-
 // DroppedEvents returns how many events were discarded by the bounds.
 func (s *Session) DroppedEvents() int {
 	s.mu.Lock()
@@ -609,25 +572,6 @@ func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	return s.callRaw(ctx, id, payload, so, timeout, wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))))
 }
 
-// wellFormedMethod returns the method of payload when it is one valid
-// JSON-RPC 2.0 request (a string or integer id, a non-empty string method,
-// object params or none) framed as one line (a raw payload may end with
-// its newline), with nothing around it (no blank line a server may answer
-// on its own), else "".
-func wellFormedMethod(payload []byte) string {
-	if len(payload) == 0 || len(bytes.TrimSpace(payload)) != len(payload) || bytes.ContainsAny(payload, "\r\n") {
-		return ""
-	}
-	m, err := jsonrpc.Decode(payload)
-	if err != nil || m.JSONRPC != "2.0" || !m.HasID || !m.ID.Valid() || !m.MethodIsString || m.Method == "" {
-		return ""
-	}
-	if m.HasParams && (len(m.Params) == 0 || m.Params[0] != '{') {
-		return ""
-	}
-	return m.Method
-}
-
 // callRaw is CallRaw; method is set for a request built by Call.
 func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration, method string) (*Response, error) {
 	if timeout <= 0 {
@@ -837,51 +781,4 @@ func (s *Session) legacyHeaders() http.Header {
 		h.Set(HeaderProtocolVersion, string(s.negotiated))
 	}
 	return h
-}
-
-// Close ends the session: on legacy HTTP with a session id it sends DELETE;
-// then the connection is closed and the dispatcher stopped.
-func (s *Session) Close() error {
-	s.mu.Lock()
-	sid := s.sessionID
-	s.mu.Unlock()
-	if sid != "" {
-		if d, ok := s.conn.(wire.HTTPDoer); ok {
-			ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
-			reply, err := d.Do(ctx, http.MethodDelete, nil, &wire.SendOptions{Header: s.legacyHeaders()})
-			if err == nil && reply != nil {
-				select {
-				case <-reply.Done:
-				case <-ctx.Done():
-				}
-			}
-			cancel()
-		}
-	}
-	err := s.conn.Close()
-	s.stop()
-	select {
-	case <-s.dispatchDone:
-	case <-time.After(2 * time.Second):
-	}
-	return err
-}
-
-// requestFrame returns the recorded request frame of c (zero when not found).
-func (s *Session) requestFrame(c *call) wire.Frame {
-	for _, f := range s.rec.Since(c.mark, 0) {
-		if f.Conn == s.conn.Name() && f.Dir == wire.Out && f.Kind == wire.KindMessage {
-			return f
-		}
-	}
-	return wire.Frame{}
-}
-
-// Stalled reports whether the server has sent nothing at all on this
-// connection since a request that timed out was sent: it may have stopped
-// answering (or be busy with that request).
-func (s *Session) Stalled() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.timedOutAt.IsZero() && !s.lastInAt.After(s.timedOutAt)
 }
