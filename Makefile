@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/mcpconform
 REPORTS ?= mcpconform-report
 
-.PHONY: build test demo demo-http bench lint clean
+.PHONY: build test demo demo-http bench lint checks-list clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
@@ -47,6 +47,13 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) run ./cmd/mcpconform list --all | diff -u suites/checks.txt - \
+		|| { echo "suites/checks.txt differs from 'mcpconform list --all': run make checks-list and commit it"; exit 1; }
+
+# suites/checks.txt: every requirement, where its check is registered and the
+# kill-matrix mutants that kill it (generated; make lint diffs it).
+checks-list:
+	$(GO) run ./cmd/mcpconform list --all > suites/checks.txt
 
 clean:
 	rm -rf bin $(REPORTS)

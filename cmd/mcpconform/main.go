@@ -12,8 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mcpconform/mcpconform/fixtures"
@@ -272,7 +272,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
-		reportList  = fs.String("reports", "json,junit,html,md", "comma list of the reports to write in --report-dir: json (report.json, always written), junit, html, md (summary.md)")
+		reportList  = fs.String("reports", "json,junit,html,md", "comma list of the reports to write in --report-dir: json (report.json, always written), junit, html, md (summary.md), sarif (sarif.json, SARIF 2.1.0 for code scanning; not written unless named)")
 	)
 	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL | mcpconform run [flags] --config FILE", stdout, stderr); done {
 		return code
@@ -426,27 +426,52 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
 		return exitUsage
 	}
+	writeList(stdout, *all)
+	return exitOK
+}
+
+// writeList prints the catalog with, for each requirement, where its check
+// is registered (file:line) and the mutants of the kill matrix that kill it
+// (suites/checks.txt is this output with --all; make lint diffs it).
+func writeList(w io.Writer, all bool) {
 	checked := map[string]bool{}
 	for _, id := range checkedIDs() {
 		checked[id] = true
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tLEVEL\tREVISIONS\tTRANSPORTS\tTITLE")
-	n := 0
-	for _, r := range catalog.All() {
-		if !*all && !checked[r.ID] {
+	sources := conform.Sources()
+	killers := map[string][]string{}
+	for _, m := range fixtures.Mutants() {
+		if m.FuzzOnly {
 			continue
 		}
-		title := r.Title
-		if *all && !checked[r.ID] {
-			title += " (no check yet)"
+		name := m.Name
+		if len(m.Transports) == 1 {
+			name += " (" + m.Transports[0] + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.SpecLevel, r.RevisionsString(), strings.Join(r.TransportNames(), ","), title)
-		n++
+		for _, id := range m.Kills {
+			killers[id] = append(killers[id], name)
+		}
 	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "%d requirements with checks (of %d in the catalog)\n", len(checked), len(catalog.All()))
-	return exitOK
+	fmt.Fprintln(w, "ID  LEVEL  REVISIONS  TRANSPORTS  TITLE")
+	fmt.Fprintln(w, "    check: where it is registered; killed by: the kill-matrix mutants that fail it")
+	for _, r := range catalog.All() {
+		if !all && !checked[r.ID] {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s  %s  %s  %s  %s\n", r.ID, r.SpecLevel, r.RevisionsString(), strings.Join(r.TransportNames(), ","), r.Title)
+		if !checked[r.ID] {
+			fmt.Fprintln(w, "    no check yet")
+			continue
+		}
+		fmt.Fprintf(w, "    check: %s\n", strings.Join(sources[r.ID], ", "))
+		if k := killers[r.ID]; len(k) > 0 {
+			sort.Strings(k)
+			fmt.Fprintf(w, "    killed by: %s\n", strings.Join(k, ", "))
+		} else {
+			fmt.Fprintln(w, "    killed by: no mutant (the kill matrix fails)")
+		}
+	}
+	fmt.Fprintf(w, "\n%d requirements with checks (of %d in the catalog)\n", len(checked), len(catalog.All()))
 }
 
 // checkedIDs builds the spec tree once for every revision and transport to
@@ -459,11 +484,11 @@ func reportFormats(list string) (map[string]bool, error) {
 	out := map[string]bool{"json": true}
 	for _, f := range strings.Split(list, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "json", "junit", "html", "md":
+		case "json", "junit", "html", "md", "sarif":
 			out[f] = true
 		case "":
 		default:
-			return nil, fmt.Errorf("unknown report %q (json, junit, html, md)", f)
+			return nil, fmt.Errorf("unknown report %q (json, junit, html, md, sarif)", f)
 		}
 	}
 	return out, nil

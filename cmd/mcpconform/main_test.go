@@ -132,6 +132,10 @@ func TestListAndVersion(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "LIFE-001") || !strings.Contains(out, "STD-003") {
 		t.Errorf("list: exit %d\n%s", code, out)
 	}
+	// each check with where it is registered and the mutants that kill it
+	if !regexp.MustCompile(`(?m)^LIFE-001 .*\n    check: suites/lifecycle/\w+\.go:\d+\n    killed by: .*serverinfo-no-version`).MatchString(out) {
+		t.Errorf("list does not show LIFE-001's file:line and its mutant:\n%s", out[:min(len(out), 600)])
+	}
 	all, _, _, _ := cli(t, nil, "list", "--all")
 	if !strings.Contains(all, "AUTH-010") || !strings.Contains(all, "no check yet") {
 		t.Errorf("list --all misses the catalog")

@@ -3,7 +3,11 @@ package conform
 import (
 	"context"
 	"fmt"
+	"path"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -67,6 +71,8 @@ var (
 	// registered[id] = revisions it was registered for in this tree build.
 	registered = map[string]map[catalog.Revision]bool{}
 	known      = map[string]bool{}
+	// sources[id] = the file:line positions (module-relative) of its It calls.
+	sources    = map[string][]string{}
 	curRev     catalog.Revision
 	curArea    string
 	areaBodies []func()
@@ -117,9 +123,13 @@ func Area(area string, body func()) bool {
 func It(id, text string, fn func(t *T)) {
 	req := catalog.MustGet(id)
 	env := CurrentEnv()
+	pos := callerPos(2)
 	regMu.Lock()
 	rev := curRev
 	known[id] = true
+	if !slices.Contains(sources[id], pos) {
+		sources[id] = append(sources[id], pos)
+	}
 	collect := collecting
 	regMu.Unlock()
 	if collect {
@@ -195,6 +205,35 @@ func ResetRegistrations() {
 	regMu.Lock()
 	registered = map[string]map[catalog.Revision]bool{}
 	regMu.Unlock()
+}
+
+// Sources returns, for each requirement with a check, the module-relative
+// file:line of the It calls that register it (call CheckedIDs first).
+func Sources() map[string][]string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make(map[string][]string, len(sources))
+	for id, ps := range sources {
+		out[id] = slices.Sorted(slices.Values(ps))
+	}
+	return out
+}
+
+// callerPos is the module-relative file:line of the caller skip frames up.
+func callerPos(skip int) string {
+	_, file, line, ok := runtime.Caller(skip)
+	if !ok {
+		return "?"
+	}
+	file = filepath.ToSlash(file)
+	if i := strings.LastIndex(file, "/suites/"); i >= 0 {
+		file = file[i+1:]
+	} else if _, self, _, ok := runtime.Caller(0); ok {
+		// the module root is two levels above this file (internal/conform)
+		root := path.Dir(path.Dir(path.Dir(filepath.ToSlash(self))))
+		file = strings.TrimPrefix(file, root+"/")
+	}
+	return fmt.Sprintf("%s:%d", file, line)
 }
 
 // Known returns the ids of all requirements that have a check.

@@ -330,6 +330,13 @@ func writeReports(cfg Config, rep *reports.Report, gr ginkgo.Report) []string {
 		fmt.Fprintf(os.Stderr, "mcpconform: writing report.json: %v\n", err)
 	}
 	want := func(f string) bool { return cfg.Reports == nil || cfg.Reports[f] }
+	if cfg.Reports["sarif"] { // opt-in: --reports …,sarif
+		if p, err := reports.WriteSARIF(cfg.ReportDir, rep); err == nil {
+			files = append(files, p)
+		} else {
+			fmt.Fprintf(os.Stderr, "mcpconform: writing sarif.json: %v\n", err)
+		}
+	}
 	if want("junit") {
 		if p, err := reports.WriteJUnit(cfg.ReportDir, junitSafe(gr), rep); err == nil {
 			files = append(files, p)

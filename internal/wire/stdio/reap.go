@@ -43,15 +43,9 @@ func ReapOrphans() int {
 	}
 	liveMu.Lock()
 	defer liveMu.Unlock()
-	self := os.Getpid()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
 	n := 0
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || live[pid] || parentOf(pid) != self {
+	for _, pid := range children() {
+		if live[pid] {
 			continue
 		}
 		n++
@@ -59,6 +53,46 @@ func ReapOrphans() int {
 		reap(pid)
 	}
 	return n
+}
+
+// children lists the child processes of this process: from
+// /proc/self/task/*/children (each thread's children; an orphan is
+// reparented to one of the subreaper's threads), else by scanning every
+// process's parent in /proc (kernels without CONFIG_PROC_CHILDREN). The
+// scan reads a file per process on the machine, the task files one per
+// thread of this process.
+func children() []int {
+	if tasks, err := os.ReadDir("/proc/self/task"); err == nil {
+		var out []int
+		ok := true
+		for _, t := range tasks {
+			b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+			if err != nil {
+				ok = false
+				break
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					out = append(out, pid)
+				}
+			}
+		}
+		if ok {
+			return out
+		}
+	}
+	self := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && parentOf(pid) == self {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // reap waits (bounded) for a killed child so it leaves no zombie.
