@@ -191,7 +191,12 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 				continue
 			}
 			ls.called++
-			r, err := t.TryCall(s, "tools/call", map[string]any{"name": c.ItemKey(tool, "name"), "arguments": args}, o)
+			// What matters is what the server sends while its tools run,
+			// not their results: a tool that waits on the client (a request
+			// on a stream the harness does not read) is not waited out.
+			co := *o
+			co.Timeout = t.Patience()
+			r, err := t.TryCall(s, "tools/call", map[string]any{"name": c.ItemKey(tool, "name"), "arguments": args}, &co)
 			if err == nil {
 				if code, isErr := r.ErrorCode(); isErr && code == jsonrpc.CodeURLElicitation {
 					ls.urlErrs = append(ls.urlErrs, observed{method: c.ItemKey(tool, "name"), raw: r.Frame.Raw})
