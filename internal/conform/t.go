@@ -231,7 +231,7 @@ func (t *T) Settle(s *session.Session) {
 	m, p := t.Probe()
 	_, _ = s.Call(t.Ctx, m, p, &session.CallOptions{Timeout: t.Env.Target.Timeout})
 	select {
-	case <-time.After(t.Env.grace()):
+	case <-time.After(t.Env.Window):
 	case <-t.Ctx.Done():
 	}
 }

@@ -139,18 +139,6 @@ func (e *Env) Patience() time.Duration {
 // Patience is Env.Patience.
 func (t *T) Patience() time.Duration { return t.Env.Patience() }
 
-// grace is the quiet window after a barrier's answer: Env.Window, widened
-// to twice the observed p99 answer time for a server whose answers take
-// longer (one answering concurrently may send an earlier message's reply
-// after the barrier's), at most PatienceFloor.
-func (e *Env) grace() time.Duration {
-	l := e.Target.Latency()
-	if l.Count() < minLatencySamples {
-		return e.Window
-	}
-	return max(e.Window, min(2*l.Quantile(0.99), PatienceFloor))
-}
-
 // judgeFaults fails a check that passed when the session layer recognised
 // a fault of its requirement anywhere in the run (session.Faults: e.g. an
 // error answered with "id": null to the only request in flight on stdio,

@@ -46,7 +46,7 @@ const (
 	// cancelGrace is the race window after a cancellation (§17.5).
 	cancelGrace = 200 * time.Millisecond
 	// cancelWatch is how long a cancelled call is watched.
-	cancelWatch = 1 * time.Second
+	cancelWatch = 700 * time.Millisecond
 	// workLength is how long a call of a tool that takes a duration input
 	// is made to last (conform.Paced): long enough to be cancelled while
 	// running, short enough to be watched to its natural end.
