@@ -65,8 +65,9 @@ func (f *Faults) For(id string) (kept []Fault, total int) {
 }
 
 // nullIDTargetLocked returns the call an error response with "id": null
-// answers, when that is certain: on stdio, a well-formed request sent with
-// Call is the only one in flight, and nothing else was written to the
+// answers, when that is certain: on stdio, a well-formed request (one line,
+// JSON-RPC 2.0, a string or integer id, object params or none) is the only
+// one in flight, and nothing else was written to the
 // server since the server's previous message (so no invalid input the
 // null id could be for). Otherwise nil: the response stays an unsolicited
 // event. s.mu is held.
@@ -78,8 +79,8 @@ func (s *Session) nullIDTargetLocked(msg *jsonrpc.Message) *call {
 	for _, x := range s.pending {
 		c = x
 	}
-	if c.method == "" {
-		return nil
+	if wellFormedMethod(bytes.TrimSuffix(c.payload, []byte("\n"))) == "" {
+		return nil // an invalid request may legitimately get id null
 	}
 	out := 0
 	for _, f := range s.rec.Since(c.lastIn, 0) {
@@ -133,4 +134,12 @@ func (s *Session) Stalled() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return !s.timedOutAt.IsZero() && !s.lastInAt.After(s.timedOutAt)
+}
+
+// methodOf names the method of c's request.
+func methodOf(c *call) string {
+	if c.method != "" {
+		return c.method
+	}
+	return wellFormedMethod(bytes.TrimSuffix(c.payload, []byte("\n")))
 }

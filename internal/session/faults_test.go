@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -84,6 +85,18 @@ func TestNullIDErrorNotAttributedWhenAmbiguous(t *testing.T) {
 		rc.answer(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
 		if r := wait(t, ch); r.err == nil || (r.resp != nil && r.resp.NullID) {
 			t.Fatalf("the blank line's parse error must not answer the request: %+v %v", r.resp, r.err)
+		}
+		if _, n := faults.For("RPC-002"); n != 0 {
+			t.Fatalf("no fault expected, got %d", n)
+		}
+	})
+	t.Run("params an array", func(t *testing.T) {
+		rc, s, faults := newRecSession(t)
+		ch := callAsync(s, "ping", json.RawMessage(`[1]`), &CallOptions{Timeout: 200 * time.Millisecond})
+		rc.next(t)
+		rc.answer(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`)
+		if r := wait(t, ch); r.err == nil || (r.resp != nil && r.resp.NullID) {
+			t.Fatalf("an invalid request may get id null: %+v %v", r.resp, r.err)
 		}
 		if _, n := faults.For("RPC-002"); n != 0 {
 			t.Fatalf("no fault expected, got %d", n)

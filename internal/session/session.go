@@ -7,7 +7,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,10 +186,11 @@ type call struct {
 	sent     time.Time
 	frames   []wire.Frame // HTTP exchange frames
 	ended    bool
-	// method is set for requests sent with Call (well-formed by
-	// construction); mark is the recorder position before the send and
-	// lastIn the session's last incoming frame then (nullIDTargetLocked).
+	// method is set for requests sent with Call; payload is what was
+	// sent; mark is the recorder position before the send and lastIn the
+	// session's last incoming frame then (nullIDTargetLocked).
 	method       string
+	payload      []byte
 	mark, lastIn int64
 }
 
@@ -417,7 +417,7 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		}
 		if msg.ID.IsNull() {
 			if c := s.nullIDTargetLocked(msg); c != nil {
-				s.opts.Faults.add(Fault{Requirement: "RPC-002", Revision: string(s.opts.Revision), Method: c.method, Request: s.requestFrame(c), Response: f})
+				s.opts.Faults.add(Fault{Requirement: "RPC-002", Revision: string(s.opts.Revision), Method: methodOf(c), Request: s.requestFrame(c), Response: f})
 				s.finishLocked(c, &Response{ID: c.id, Msg: msg, Frame: f, NullID: true})
 				return
 			}
@@ -569,7 +569,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 // CallRaw sends payload (which must carry id) and waits for the response
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
-	return s.callRaw(ctx, id, payload, so, timeout, wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))))
+	return s.callRaw(ctx, id, payload, so, timeout, "")
 }
 
 // callRaw is CallRaw; method is set for a request built by Call.
@@ -582,7 +582,7 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, mark: s.rec.Seq()}
+	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, payload: payload, mark: s.rec.Seq()}
 	s.mu.Lock()
 	c.lastIn = s.lastIn
 	if s.closed {
