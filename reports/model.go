@@ -17,7 +17,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.2"
+const SchemaVersion = "1.3"
 
 // Report is the content of report.json.
 type Report struct {
@@ -44,6 +44,8 @@ type Report struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Baseline is set when a baseline was applied (ApplyBaseline); since 1.1.
 	Baseline *BaselineSummary `json:"baseline,omitempty"`
+	// Performance: server latency and what the run opened; since 1.3.
+	Performance *Performance `json:"performance,omitempty"`
 }
 
 // Tool identifies mcpconform.

@@ -93,7 +93,7 @@ func TestPolicyInEveryReport(t *testing.T) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.SchemaVersion != "1.2" || m.CallPolicy != "readonly" || m.Target.Config != "ci/target.yaml" || m.Summary["policyNA"] != 3.0 {
+	if m.SchemaVersion != SchemaVersion || m.CallPolicy != "readonly" || m.Target.Config != "ci/target.yaml" || m.Summary["policyNA"] != 3.0 {
 		t.Errorf("report.json: %+v", m)
 	}
 

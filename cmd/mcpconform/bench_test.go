@@ -124,3 +124,62 @@ func walkCatalog(ctx context.Context, s *session.Session) (items, pages int, err
 	}
 	return items, pages, nil
 }
+
+// BenchmarkRunMutantStdio measures full runs against servers whose
+// behaviour used to make checks wait out their timeouts (issue 13):
+//
+//	ts-sdk-like     drops invalid requests without an answer and sends
+//	                every message a few milliseconds late, like a
+//	                TypeScript SDK server on Node
+//	errors-id-null  answers every error to a valid request with "id": null
+//	                (the run must still end quickly, with RPC-002 FAIL)
+//
+// It reports the wall time per run (ns/op), the checks, ms/check, the
+// server processes the run started and the observed latency (report.json
+// performance).
+func BenchmarkRunMutantStdio(b *testing.B) {
+	for _, mu := range []struct {
+		name     string
+		wantFail string // a requirement that must FAIL ("" none)
+	}{{"ts-sdk-like", ""}, {"errors-id-null", "RPC-002"}} {
+		b.Run(mu.name, func(b *testing.B) {
+			dir := b.TempDir()
+			runs := 0
+			for b.Loop() {
+				_, stderr, code, _ := cli(b, []string{"MCPCONFORM_AS_CLI=1"}, "run", "--quiet", "--report-dir", dir, "--", os.Args[0], "fixture", "aftersales", "--mutant", mu.name)
+				if code != 0 && code != 1 {
+					b.Fatalf("exit %d: %s", code, stderr)
+				}
+				runs++
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rep struct {
+				Results []struct {
+					Requirement, Verdict string
+				} `json:"results"`
+				Performance struct {
+					Connections  int64   `json:"connections"`
+					LatencyP99Ms float64 `json:"latencyP99Ms"`
+				} `json:"performance"`
+			}
+			if err := json.Unmarshal(raw, &rep); err != nil {
+				b.Fatal(err)
+			}
+			if mu.wantFail != "" {
+				failed := false
+				for _, r := range rep.Results {
+					failed = failed || (r.Requirement == mu.wantFail && r.Verdict == "FAIL")
+				}
+				if !failed {
+					b.Fatalf("%s did not FAIL", mu.wantFail)
+				}
+			}
+			b.ReportMetric(float64(rep.Performance.Connections), "processes")
+			b.ReportMetric(rep.Performance.LatencyP99Ms, "p99-ms")
+			reportRunMetrics(b, dir, runs)
+		})
+	}
+}

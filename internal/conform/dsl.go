@@ -278,6 +278,7 @@ func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Re
 		}()
 		fn(t)
 	}()
+	t.judgeFaults()
 	t.finish()
 	out := t.out
 	if sctx.Err() != nil && out.Verdict != PASS && out.Verdict != NA {

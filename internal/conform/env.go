@@ -52,12 +52,33 @@ type Env struct {
 
 	mu     sync.Mutex
 	shared map[catalog.Revision]*sharedSession
+	// closing counts sessions being closed in the background (CloseLater).
+	closing sync.WaitGroup
+}
+
+// CloseLater closes s in the background: a server that keeps its process
+// alive while work it started runs (or ignores stdin EOF) does not hold the
+// check up. Close waits for every such close.
+func (e *Env) CloseLater(s *session.Session) {
+	e.closing.Add(1)
+	go func() {
+		defer e.closing.Done()
+		s.Close()
+	}()
 }
 
 type sharedSession struct {
 	s   *session.Session
 	err error
+	// stalls counts shared sessions of the revision in a row that stopped
+	// answering (the second one ends the revision's shared sessions).
+	stalls int
 }
+
+// maxStalls is how many shared sessions in a row may stop answering before
+// the run stops reconnecting: the server is hung, and every later check
+// that needs the shared session ends at once with the reason.
+const maxStalls = 2
 
 var (
 	envMu   sync.Mutex
@@ -95,13 +116,30 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	if e.shared == nil {
 		e.shared = map[catalog.Revision]*sharedSession{}
 	}
+	stalls := 0
 	if sh := e.shared[rev]; sh != nil {
 		if sh.s != nil {
 			if closed, _ := sh.s.Closed(); !closed {
-				return sh.s, nil
+				if !sh.s.Stalled() {
+					return sh.s, nil
+				}
+				if e.answers(ctx, sh.s, rev) {
+					sh.stalls = 0
+					return sh.s, nil
+				}
+				e.CloseLater(sh.s)
+				stalls = sh.stalls + 1
+				if stalls >= maxStalls {
+					err := fmt.Errorf("the server stopped answering: %d %s sessions in a row went silent after a request timed out, and a probe got no answer within %s", stalls, rev, e.Patience())
+					e.Target.Recorder.Note(sh.s.Conn().Name(), err.Error()+"; no more reconnecting")
+					e.shared[rev] = &sharedSession{err: err, stalls: stalls}
+					return nil, err
+				}
+				e.Target.Recorder.Note(sh.s.Conn().Name(), "the shared session stopped answering (silent since a request timed out, and a probe went unanswered); reconnecting")
+			} else {
+				sh.s.Close()
+				e.Target.Recorder.Note(sh.s.Conn().Name(), "shared session lost; reconnecting")
 			}
-			sh.s.Close()
-			e.Target.Recorder.Note(sh.s.Conn().Name(), "shared session lost; reconnecting")
 		} else {
 			return nil, sh.err
 		}
@@ -110,8 +148,19 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	if err != nil {
 		err = fmt.Errorf("could not open a %s session: %w", rev, err)
 	}
-	e.shared[rev] = &sharedSession{s: s, err: err}
+	e.shared[rev] = &sharedSession{s: s, err: err, stalls: stalls}
 	return s, err
+}
+
+// answers probes a stalled shared session with a cheap request (ping, or
+// server/discover in 2026-07-28), waiting Patience.
+func (e *Env) answers(ctx context.Context, s *session.Session, rev catalog.Revision) bool {
+	m := "ping"
+	if !rev.IsLegacy() {
+		m = "server/discover"
+	}
+	resp, err := s.Call(ctx, m, nil, &session.CallOptions{Timeout: e.Patience()})
+	return err == nil && resp.Msg != nil
 }
 
 // Adopt installs an already handshaken session as the shared session of
@@ -125,16 +174,18 @@ func (e *Env) Adopt(rev catalog.Revision, s *session.Session) {
 	e.shared[rev] = &sharedSession{s: s}
 }
 
-// Close ends the shared sessions.
+// Close ends the shared sessions (concurrently) and waits for the
+// background closes.
 func (e *Env) Close() {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	for _, sh := range e.shared {
 		if sh.s != nil {
-			sh.s.Close()
+			e.CloseLater(sh.s)
 		}
 	}
 	e.shared = nil
+	e.mu.Unlock()
+	e.closing.Wait()
 }
 
 // EachShared calls fn with the connection of every shared session.

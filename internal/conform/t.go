@@ -137,7 +137,7 @@ func (t *T) Check(ok bool, expected, actual string, format string, args ...any) 
 
 func (t *T) finish() {
 	for _, s := range t.owned {
-		s.Close()
+		t.Env.CloseLater(s)
 	}
 	if t.out.Verdict == PASS {
 		for _, n := range t.out.Notes {

@@ -285,6 +285,7 @@ func Run(cfg Config) (*Outcome, error) {
 			return strings.Contains(strings.ToLower(s), "interrupt") || strings.Contains(strings.ToLower(s), "timeout")
 		})
 		rep.Stderr = tg.Recorder.Redactor().String(stderrOf(env))
+		rep.Performance = performanceOf(env)
 		validReport(rep)
 		out.Report = rep
 		out.Files = writeReports(cfg, rep, gr)
@@ -633,4 +634,16 @@ func redactAll(r *wire.Redactor, ss []string) []string {
 		out[i] = r.String(s)
 	}
 	return out
+}
+
+// performanceOf reads the target's latency and connection counts.
+func performanceOf(env *conform.Env) *reports.Performance {
+	tg := env.Target
+	l, st := tg.Latency(), tg.Stats()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return &reports.Performance{
+		LatencySamples: l.Count(), LatencyP50Ms: ms(l.Quantile(0.5)), LatencyP99Ms: ms(l.Quantile(0.99)),
+		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout),
+		Connections: st.Connections, Handshakes: st.Handshakes, HandshakeMs: st.HandshakeMs,
+	}
 }

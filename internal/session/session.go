@@ -55,6 +55,14 @@ type Options struct {
 	Timeout time.Duration
 	// Recorder receives harness notes (the conn records frames itself).
 	Recorder *wire.Recorder
+	// Latency, when set, receives the answer times of cheap requests.
+	Latency *Latency
+	// Faults, when set, receives the systematic faults recognised.
+	Faults *Faults
+	// Startup, when longer than Timeout, bounds the first call of the
+	// connection instead (it includes a new process's start-up, which
+	// several processes started at once on a loaded machine stretch).
+	Startup time.Duration
 }
 
 // Event is an incoming frame that was not the answer to a call: a
@@ -85,6 +93,12 @@ type Response struct {
 	// IDTypeMismatch is set when the response id matched the request only
 	// when the JSON type was ignored (7 answered as "7").
 	IDTypeMismatch bool
+	// NullID is set when the response is an error with "id": null that
+	// the session attributed to this request: on stdio it was the only
+	// request in flight and nothing else had been written since the
+	// server's previous message (a fault of the id rule, RPC-002, recorded
+	// in Options.Faults; the check need not wait out the timeout).
+	NullID bool
 	// Reply is the HTTP reply head of the request (nil on stdio).
 	Reply *wire.Reply
 	// Exchange holds every frame of the HTTP exchange (nil on stdio).
@@ -172,6 +186,12 @@ type call struct {
 	sent     time.Time
 	frames   []wire.Frame // HTTP exchange frames
 	ended    bool
+	// method is set for requests sent with Call; payload is what was
+	// sent; mark is the recorder position before the send and lastIn the
+	// session's last incoming frame then (nullIDTargetLocked).
+	method       string
+	payload      []byte
+	mark, lastIn int64
 }
 
 // Session is one MCP client session over one connection.
@@ -181,6 +201,13 @@ type Session struct {
 	rec  *wire.Recorder
 
 	nextID atomic.Int64
+	warm   atomic.Bool // a call of this session was answered (latency)
+	// answered: a call of this session got its response (Startup)
+	answered atomic.Bool
+	lastIn   int64 // Seq of the last incoming frame handled (under mu)
+	// lastInAt is when the last incoming frame was handled, timedOutAt
+	// when the last call that timed out was sent (under mu; Stalled).
+	lastInAt, timedOutAt time.Time
 
 	mu            sync.Mutex
 	pending       map[string]*call // by ID.Key()
@@ -230,6 +257,7 @@ func New(conn wire.Conn, opts Options) *Session {
 		dispatchDone: make(chan struct{}),
 		stop:         cancel,
 	}
+	s.lastIn = s.rec.Seq()
 	go s.dispatch(ctx)
 	return s
 }
@@ -297,43 +325,6 @@ func (s *Session) addEventLocked(e Event) {
 	}
 }
 
-// orphan holds the frames of an HTTP exchange no call has claimed yet.
-type orphan struct {
-	frames []wire.Frame
-	ended  bool
-}
-
-// maxOrphans bounds the unclaimed exchanges kept (notifications and raw
-// sends never claim theirs).
-const maxOrphans = 64
-
-func (s *Session) orphanLocked(f wire.Frame) {
-	if s.orphans == nil {
-		s.orphans = map[int64]*orphan{}
-	}
-	o := s.orphans[f.Exchange]
-	if o == nil {
-		if len(s.orphans) >= maxOrphans {
-			oldest := int64(-1)
-			for k := range s.orphans {
-				if oldest < 0 || k < oldest {
-					oldest = k
-				}
-			}
-			delete(s.orphans, oldest)
-		}
-		o = &orphan{}
-		s.orphans[f.Exchange] = o
-	}
-	if f.Kind == wire.KindNote && f.Note == wire.NoteExchangeEnd {
-		o.ended = true
-		return
-	}
-	if len(o.frames) < 256 {
-		o.frames = append(o.frames, f)
-	}
-}
-
 // DroppedEvents returns how many events were discarded by the bounds.
 func (s *Session) DroppedEvents() int {
 	s.mu.Lock()
@@ -378,6 +369,10 @@ func isClosed(ch chan struct{}) bool {
 func (s *Session) handle(ctx context.Context, f wire.Frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if f.Dir == wire.In && f.Seq > s.lastIn {
+		defer func() { s.lastIn = f.Seq }()
+	}
+	s.lastInAt = time.Now()
 	var exch *call
 	if f.Exchange != 0 {
 		exch = s.byExch[f.Exchange]
@@ -419,6 +414,13 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		if c, ok := s.loose[msg.ID.LooseKey()]; ok && !msg.ID.IsNull() {
 			s.finishLocked(c, &Response{ID: c.id, Msg: msg, Frame: f, IDTypeMismatch: true})
 			return
+		}
+		if msg.ID.IsNull() {
+			if c := s.nullIDTargetLocked(msg); c != nil {
+				s.opts.Faults.add(Fault{Requirement: "RPC-002", Revision: string(s.opts.Revision), Method: methodOf(c), Request: s.requestFrame(c), Response: f})
+				s.finishLocked(c, &Response{ID: c.id, Msg: msg, Frame: f, NullID: true})
+				return
+			}
 		}
 	}
 	ev := Event{Frame: f, Msg: msg, Unsolicited: msg.Kind() == jsonrpc.KindResponse}
@@ -559,19 +561,30 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 		}
 		hdr[k] = v
 	}
-	return s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout)
+	resp, err := s.callRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout, method)
+	s.observe(method, resp, err)
+	return resp, err
 }
 
 // CallRaw sends payload (which must carry id) and waits for the response
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
+	return s.callRaw(ctx, id, payload, so, timeout, "")
+}
+
+// callRaw is CallRaw; method is set for a request built by Call.
+func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration, method string) (*Response, error) {
 	if timeout <= 0 {
 		timeout = s.opts.Timeout
+		if s.opts.Startup > timeout && !s.answered.Load() {
+			timeout = s.opts.Startup
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c := &call{id: id, done: make(chan struct{}), sent: time.Now()}
+	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, payload: payload, mark: s.rec.Seq()}
 	s.mu.Lock()
+	c.lastIn = s.lastIn
 	if s.closed {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %v", wire.ErrClosed, s.closedErr)
@@ -616,10 +629,16 @@ func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	case <-ctx.Done():
 		s.mu.Lock()
 		s.finishLocked(c, nil)
+		if c.sent.After(s.timedOutAt) {
+			s.timedOutAt = c.sent
+		}
 		s.mu.Unlock()
 		return s.withReply(c, reply), fmt.Errorf("%w: no response to %s within %s", wire.ErrTimeout, id, timeout)
 	}
 	resp := s.withReply(c, reply)
+	if resp.Msg != nil {
+		s.answered.Store(true)
+	}
 	if resp.Msg == nil {
 		if closed, cerr := s.Closed(); closed && reply == nil {
 			return resp, fmt.Errorf("%w: %v", wire.ErrClosed, cerr)
@@ -762,32 +781,4 @@ func (s *Session) legacyHeaders() http.Header {
 		h.Set(HeaderProtocolVersion, string(s.negotiated))
 	}
 	return h
-}
-
-// Close ends the session: on legacy HTTP with a session id it sends DELETE;
-// then the connection is closed and the dispatcher stopped.
-func (s *Session) Close() error {
-	s.mu.Lock()
-	sid := s.sessionID
-	s.mu.Unlock()
-	if sid != "" {
-		if d, ok := s.conn.(wire.HTTPDoer); ok {
-			ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
-			reply, err := d.Do(ctx, http.MethodDelete, nil, &wire.SendOptions{Header: s.legacyHeaders()})
-			if err == nil && reply != nil {
-				select {
-				case <-reply.Done:
-				case <-ctx.Done():
-				}
-			}
-			cancel()
-		}
-	}
-	err := s.conn.Close()
-	s.stop()
-	select {
-	case <-s.dispatchDone:
-	case <-time.After(2 * time.Second):
-	}
-	return err
 }

@@ -51,7 +51,36 @@ type Target struct {
 	// Recorder records all traffic.
 	Recorder *wire.Recorder
 
-	seq atomic.Int64
+	seq    atomic.Int64
+	lat    session.Latency
+	faults session.Faults
+	// counters for the report (Stats)
+	handshakes, handshakeNs atomic.Int64
+}
+
+// Faults returns the systematic faults recognised on every session of the
+// target.
+func (t *Target) Faults() *session.Faults { return &t.faults }
+
+// Latency returns the answer times observed on every session of the target.
+func (t *Target) Latency() *session.Latency { return &t.lat }
+
+// Stats counts what a run opened: connections (on stdio each one a new
+// server process), the handshakes performed on them, and the time those
+// handshakes took (on stdio including the process's start-up).
+type Stats struct {
+	Connections int64
+	Handshakes  int64
+	HandshakeMs float64
+}
+
+// Stats returns the counts so far.
+func (t *Target) Stats() Stats {
+	return Stats{Connections: t.seq.Load(), Handshakes: t.handshakes.Load(), HandshakeMs: float64(t.handshakeNs.Load()) / 1e6}
+}
+
+func (t *Target) sessionOptions(rev catalog.Revision) session.Options {
+	return session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder, Latency: &t.lat, Faults: &t.faults}
 }
 
 // Transport returns wire.Stdio or wire.HTTP.
@@ -118,7 +147,33 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder}), nil
+	return session.New(conn, t.sessionOptions(rev)), nil
+}
+
+// StartupFactor multiplies the timeout for the first answer of a process a
+// check starts alongside others (SessionStarting, OpenStarting).
+const StartupFactor = 3
+
+// SessionStarting is Session for a connection opened at the same time as
+// others: its first call may take StartupFactor × the timeout (a process's
+// start-up, stretched on a loaded machine, is not a hung server).
+func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error) {
+	conn, err := t.Connect()
+	if err != nil {
+		return nil, err
+	}
+	o := t.sessionOptions(rev)
+	o.Startup = StartupFactor * t.Timeout
+	return session.New(conn, o), nil
+}
+
+// OpenStarting is SessionStarting followed by the era's handshake.
+func (t *Target) OpenStarting(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
+	s, err := t.SessionStarting(rev)
+	if err != nil {
+		return nil, err
+	}
+	return t.handshake(ctx, s, rev)
 }
 
 // Open opens a session for rev and performs the era's handshake.
@@ -127,11 +182,16 @@ func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Sessi
 	if err != nil {
 		return nil, err
 	}
-	return handshake(ctx, s, rev)
+	return t.handshake(ctx, s, rev)
 }
 
 // handshake performs rev's handshake on s, closing s when it fails.
-func handshake(ctx context.Context, s *session.Session, rev catalog.Revision) (*session.Session, error) {
+func (t *Target) handshake(ctx context.Context, s *session.Session, rev catalog.Revision) (*session.Session, error) {
+	start := time.Now()
+	defer func() {
+		t.handshakes.Add(1)
+		t.handshakeNs.Add(int64(time.Since(start)))
+	}()
 	var err error
 	if rev.IsLegacy() {
 		err = s.OpenLegacy(ctx)
@@ -159,7 +219,7 @@ func (t *Target) OpenSecond(ctx context.Context, rev catalog.Revision) (*session
 	if err != nil {
 		return nil, err
 	}
-	return handshake(ctx, session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder}), rev)
+	return t.handshake(ctx, session.New(conn, t.sessionOptions(rev)), rev)
 }
 
 // SessionWith opens a new HTTP connection that sends bearer ("" for no
@@ -174,7 +234,7 @@ func (t *Target) SessionWith(rev catalog.Revision, bearer, label string) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	return session.New(conn, session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder}), nil
+	return session.New(conn, t.sessionOptions(rev)), nil
 }
 
 // OpenWith is SessionWith followed by the era's handshake.
@@ -183,7 +243,7 @@ func (t *Target) OpenWith(ctx context.Context, rev catalog.Revision, bearer, lab
 	if err != nil {
 		return nil, err
 	}
-	return handshake(ctx, s, rev)
+	return t.handshake(ctx, s, rev)
 }
 
 // Detection is the outcome of probing the target's eras.

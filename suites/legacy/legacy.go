@@ -51,6 +51,7 @@ type legSession struct {
 }
 
 type exercise struct {
+	mu       sync.Mutex
 	sessions []*legSession
 	refused  string // a call-policy refusal, when one happened
 	problem  string // a harness problem that prevents judging
@@ -70,12 +71,24 @@ func run(t *c.T) *exercise {
 		return ex
 	}
 	ex := &exercise{}
-	for _, ls := range plan(t.Rev) {
-		if why := ex.drive(t, ls); why != "" {
-			ex.problem = why
+	// The sessions are independent: they run at once.
+	ls := plan(t.Rev)
+	whys := make([]string, len(ls))
+	var wg sync.WaitGroup
+	for i := range ls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			whys[i] = ex.drive(t, ls[i])
+		}()
+	}
+	wg.Wait()
+	for i := range ls {
+		if whys[i] != "" {
+			ex.problem = whys[i]
 			break
 		}
-		ex.sessions = append(ex.sessions, ls)
+		ex.sessions = append(ex.sessions, ls[i])
 	}
 	cache[key] = ex
 	return ex
@@ -105,7 +118,11 @@ func plan(rev catalog.Revision) []*legSession {
 // records what the server sent. It returns a harness problem, or "".
 func (ex *exercise) drive(t *c.T, ls *legSession) string {
 	mark := t.Mark()
-	s := t.Fresh()
+	s, err := t.Env.Target.SessionStarting(t.Rev)
+	if err != nil {
+		return fmt.Sprintf("could not connect to the target for %s: %v", ls.label, err)
+	}
+	defer t.Env.CloseLater(s)
 	resp, err := s.InitializeWith(t.Ctx, string(t.Rev), ls.caps)
 	if err != nil || !resp.IsResult() {
 		return fmt.Sprintf("initialize from %s failed (%s); the handshake is LIFE-001's concern", ls.label, describe(resp, err))
@@ -164,15 +181,22 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 				break
 			}
 			if ok, why := t.MayCall(tool); !ok {
+				ex.mu.Lock()
 				ex.refused = why
+				ex.mu.Unlock()
 				continue
 			}
-			args, _, ok := t.ArgsFor(tool)
+			args, _, ok := t.PacedArgs(tool, c.QuickWork)
 			if !ok {
 				continue
 			}
 			ls.called++
-			r, err := t.TryCall(s, "tools/call", map[string]any{"name": c.ItemKey(tool, "name"), "arguments": args}, o)
+			// What matters is what the server sends while its tools run,
+			// not their results: a tool that waits on the client (a request
+			// on a stream the harness does not read) is not waited out.
+			co := *o
+			co.Timeout = t.Patience()
+			r, err := t.TryCall(s, "tools/call", map[string]any{"name": c.ItemKey(tool, "name"), "arguments": args}, &co)
 			if err == nil {
 				if code, isErr := r.ErrorCode(); isErr && code == jsonrpc.CodeURLElicitation {
 					ls.urlErrs = append(ls.urlErrs, observed{method: c.ItemKey(tool, "name"), raw: r.Frame.Raw})

@@ -116,7 +116,7 @@ func discover(t *c.T) *discovery {
 				d.policy = append(d.policy, why)
 				continue
 			}
-			args, source, ok := t.ArgsFor(tool)
+			args, source, ok := t.PacedArgs(tool, c.QuickWork)
 			if !ok {
 				d.noArgs = append(d.noArgs, name)
 				continue

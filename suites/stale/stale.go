@@ -39,7 +39,7 @@ var _ = c.Area("stale", func() {
 						blocked++
 						continue
 					}
-					args, _, ok := t.ArgsFor(tool)
+					args, _, ok := t.PacedArgs(tool, c.QuickWork)
 					if !ok {
 						args = map[string]any{}
 					}
@@ -196,7 +196,7 @@ var _ = c.Area("stale", func() {
 				blocked++ // a server that kept it would run it
 				continue
 			}
-			args, _, ok := t.ArgsFor(tool)
+			args, _, ok := t.PacedArgs(tool, c.QuickWork)
 			if !ok {
 				args = map[string]any{}
 			}

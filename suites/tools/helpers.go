@@ -115,7 +115,7 @@ func selectCallable(t *c.T, tools []tool, want func(tool) bool, distinct bool, m
 			t.Note("only the first %d suitable tools were called (the cap of this check)", max)
 			break
 		}
-		args, src, ok := t.ArgsFor(tl.Raw)
+		args, src, ok := t.PacedArgs(tl.Raw, c.QuickWork)
 		if !ok {
 			noArgs = append(noArgs, tl.Name)
 			continue

@@ -214,6 +214,9 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 		}
 	}
 	natural, known := ex.natural[cl.tool]
+	if pr.immediate {
+		return judgeImmediate(t, pr, resp, graceEnd, natural, known)
+	}
 	switch {
 	case !known:
 		return false, what + ": its uncancelled call in session A got no response, so its duration is unknown"
@@ -243,6 +246,30 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 		return false, fmt.Sprintf("%s takes %s uncancelled, longer than the %s it was watched after its cancellation", what, natural.Round(time.Millisecond), cancelWatch)
 	}
 	t.Note("%s (uncancelled: %s) was cancelled after %s and stayed silent for the %s it was watched", what, natural.Round(time.Millisecond), cancelAfter, cancelWatch)
+	return true, ""
+}
+
+// judgeImmediate judges a call cancelled right after it was sent: a
+// response after the grace window breaks the requirement; one within it is
+// the race the spec allows; silence, for a call that answers within the
+// watch uncancelled, is the cancellation honoured.
+func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, natural time.Duration, known bool) (bool, string) {
+	what := describeCall(pr.cl)
+	if resp != nil {
+		after := resp.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
+		if resp.f.Time.After(graceEnd) {
+			t.Violation("no response once the request is cancelled (grace window "+cancelGrace.String()+")", c.Clip(resp.f.Raw),
+				"%s, cancelled right after it was sent, was answered %s after notifications/cancelled", what, after)
+		}
+		return false, fmt.Sprintf("%s, cancelled right after it was sent, was answered %s later, within the race window", what, after)
+	}
+	switch {
+	case !known:
+		return false, what + ": its uncancelled call in session A got no response, so its duration is unknown"
+	case natural > cancelWatch:
+		return false, fmt.Sprintf("%s takes %s uncancelled, longer than the %s it was watched after its cancellation", what, natural.Round(time.Millisecond), cancelWatch)
+	}
+	t.Note("%s (uncancelled: %s) was cancelled right after it was sent and stayed silent for the %s it was watched", what, natural.Round(time.Millisecond), cancelWatch)
 	return true, ""
 }
 

@@ -46,7 +46,11 @@ const (
 	// cancelGrace is the race window after a cancellation (§17.5).
 	cancelGrace = 200 * time.Millisecond
 	// cancelWatch is how long a cancelled call is watched.
-	cancelWatch = 500 * time.Millisecond
+	cancelWatch = 700 * time.Millisecond
+	// workLength is how long a call of a tool that takes a duration input
+	// is made to last (conform.Paced): long enough to be cancelled while
+	// running, short enough to be watched to its natural end.
+	workLength = 400 * time.Millisecond
 	// slowEnough is the uncancelled duration a tool needs for its
 	// cancellation to be judged: without the cancellation, its response
 	// would have come after the grace window.
@@ -112,6 +116,9 @@ type probe struct {
 	// watched: the call was watched for cancelWatch after its cancellation
 	// with nothing else in flight (it was the last call of the session)
 	watched bool
+	// immediate: the cancellation followed the request at once (no tool
+	// ran long enough to be cancelled while running)
+	immediate bool
 }
 
 type exercise struct {
@@ -219,7 +226,7 @@ func callableTools(t *c.T) (tools []tool, why string, policy bool, refused int) 
 			lastRefusal = reason
 			continue
 		}
-		args, _, ok := t.ArgsFor(it)
+		args, _, ok := t.PacedArgs(it, workLength)
 		if !ok {
 			noArgs++
 			continue
@@ -277,12 +284,14 @@ func (ph *phase) callParams(s *session.Session, tl tool, i int) (map[string]any,
 
 func runPhase(t *c.T, tools []tool, ph *phase) {
 	mark := t.Mark()
-	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	s, err := t.Env.Target.OpenStarting(t.Ctx, t.Rev)
 	if err != nil {
 		ph.err = err
 		return
 	}
-	defer s.Close()
+	// Closing (a server may keep a process alive while work it started
+	// runs) must not hold the check up.
+	defer t.Env.CloseLater(s)
 	ph.conn = s.Conn().Name()
 	ph.logging = c.Declared(s, "logging")
 	if !s.Modern() && ph.logging && ph.setLevel != "" {
@@ -312,14 +321,14 @@ func runPhase(t *c.T, tools []tool, ph *phase) {
 // else in flight, and ends it.
 func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
 	mark := t.Mark()
-	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	s, err := t.Env.Target.OpenStarting(t.Ctx, t.Rev)
 	if err != nil {
 		ph.err = err
 		return nil
 	}
 	// A server may hold a cancelled request until the connection ends:
 	// closing must not hold the check up.
-	defer func() { go s.Close() }()
+	defer t.Env.CloseLater(s)
 	ph.conn = s.Conn().Name()
 	ph.logging = c.Declared(s, "logging")
 	var probes []*probe
@@ -362,6 +371,14 @@ func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
 		pr.watched = true
 		break
 	}
+	if len(probes) == 0 && len(ph.calls) > 0 && t.Ctx.Err() == nil {
+		// Every call was answered before it could be cancelled while
+		// running: cancel one right after sending it and judge what comes
+		// after the grace window.
+		if pr := cancelAtOnce(t, s, ph, tools[0], len(ph.calls)); pr != nil {
+			probes = append(probes, pr)
+		}
+	}
 	ph.collect(t, mark)
 	for _, pr := range probes {
 		for _, e := range ph.events {
@@ -373,6 +390,50 @@ func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
 		}
 	}
 	return probes
+}
+
+// cancelAtOnce sends a call of tl and its cancellation back to back, and
+// watches it for cancelWatch.
+func cancelAtOnce(t *c.T, s *session.Session, ph *phase, tl tool, i int) *probe {
+	params, o, cl := ph.callParams(s, tl, i)
+	o.Timeout = cancelWatch + 20*time.Millisecond
+	done := make(chan struct{})
+	sent := make(chan struct{})
+	mark := t.Mark()
+	go func() {
+		defer close(done)
+		go func() {
+			// the request is on the wire once the recorder holds it
+			for n := 0; n < 200; n++ {
+				for _, f := range t.Env.Recorder().Since(mark, 0) {
+					if f.Conn == ph.conn && f.Dir == wire.Out && f.Kind == wire.KindMessage {
+						if m, err := c.Decode(f); err == nil && m.HasID && m.ID.Key() == cl.id.Key() {
+							close(sent)
+							return
+						}
+					}
+				}
+				time.Sleep(time.Millisecond)
+			}
+			close(sent)
+		}()
+		cl.resp, cl.err = s.Call(t.Ctx, "tools/call", params, o)
+	}()
+	<-sent
+	pr := &probe{cl: cl, cancelAt: time.Now(), immediate: true}
+	_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
+	<-done
+	ph.calls = append(ph.calls, cl)
+	if d := time.Until(pr.cancelAt.Add(cancelWatch)); d > 0 {
+		w := time.NewTimer(d)
+		select {
+		case <-w.C:
+		case <-t.Ctx.Done():
+			w.Stop()
+		}
+	}
+	pr.watched = true
+	return pr
 }
 
 // collect keeps the frames of the phase's connection and ties requests and

@@ -1,0 +1,175 @@
+package conform
+
+import (
+	"fmt"
+
+	"encoding/json"
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// durationName matches input properties that set how long a tool works
+// ("duration", "delayMs", "sleep_seconds", "wait").
+var durationName = regexp.MustCompile(`(?i)^(duration|delay|sleep|wait|pause|seconds|secs|millis|milliseconds|ms)([_-]?(ms|millis|milliseconds|s|sec|secs|seconds|in[_-]?(ms|seconds)))?$`)
+
+// Paced returns a copy of args (derived for tool, its raw object from
+// tools/list) in which every numeric input whose name says it sets how long
+// the tool works (duration, delay, sleep, wait …) is set so the call lasts
+// about d instead of its default: a server whose demo tool runs for ten
+// seconds by default is not waited out by every check that calls it, and a
+// check that needs a call still running (cancellation) gets one of a known,
+// short length. The unit is read from the name and description ("ms",
+// "millisecond" → milliseconds; else seconds, or milliseconds when the
+// default is 100 or more); the schema's minimum and maximum are kept.
+// changed lists the inputs set (empty: args returned as they were).
+// Configured arguments (--config) are the user's and are never paced.
+func Paced(tool json.RawMessage, args map[string]any, d time.Duration) (out map[string]any, changed []string) {
+	var obj struct {
+		InputSchema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	if json.Unmarshal(tool, &obj) != nil || len(obj.InputSchema.Properties) == 0 {
+		return args, nil
+	}
+	out = args
+	for name, raw := range obj.InputSchema.Properties {
+		if !durationName.MatchString(name) {
+			continue
+		}
+		var p struct {
+			Type        json.RawMessage `json:"type"`
+			Description string          `json:"description"`
+			Default     *float64        `json:"default"`
+			Minimum     *float64        `json:"minimum"`
+			Maximum     *float64        `json:"maximum"`
+			ExclMin     *float64        `json:"exclusiveMinimum"`
+		}
+		if json.Unmarshal(raw, &p) != nil {
+			continue
+		}
+		typ := strings.Trim(string(p.Type), `"`)
+		if typ != "number" && typ != "integer" {
+			continue
+		}
+		lower := strings.ToLower(name + " " + p.Description)
+		ms := strings.Contains(lower, "millisecond") || strings.Contains(lower, "ms") && !strings.Contains(lower, "second")
+		if !ms && !strings.Contains(lower, "second") && p.Default != nil && *p.Default >= 100 {
+			ms = true
+		}
+		v := d.Seconds()
+		if ms {
+			v = float64(d.Milliseconds())
+		}
+		if typ == "integer" {
+			v = math.Ceil(v)
+		}
+		if p.Minimum != nil && v < *p.Minimum {
+			v = *p.Minimum
+		}
+		if p.ExclMin != nil && v <= *p.ExclMin {
+			continue // a value just above it would be a guess of its scale
+		}
+		if p.Maximum != nil && v > *p.Maximum {
+			v = *p.Maximum
+		}
+		if p.Default != nil && *p.Default <= v {
+			continue // already quick
+		}
+		if len(changed) == 0 {
+			out = make(map[string]any, len(args)+1)
+			for k, x := range args {
+				out[k] = x
+			}
+		}
+		out[name] = v
+		changed = append(changed, name)
+	}
+	return out, changed
+}
+
+// QuickWork is how long a paced call of a tool that takes a duration lasts
+// in checks that only need its result.
+const QuickWork = 50 * time.Millisecond
+
+// PacedArgs is ArgsFor with derived arguments Paced to d (configured ones
+// are the user's and kept as given).
+func (t *T) PacedArgs(tool json.RawMessage, d time.Duration) (args map[string]any, source string, ok bool) {
+	args, source, ok = t.ArgsFor(tool)
+	if ok && source == "derived" {
+		args, _ = Paced(tool, args, d)
+	}
+	return args, source, ok
+}
+
+// Adaptive waits. A wait for something a server may legitimately never
+// send is derived from the server's observed pace (Target.Latency: the
+// answer times of cheap requests so far), never the per-request timeout,
+// which is only the limit for a hung server.
+const (
+	// PatienceFloor is the shortest adaptive wait.
+	PatienceFloor = 250 * time.Millisecond
+	// patienceFactor multiplies the observed p99.
+	patienceFactor = 10
+	// minLatencySamples: with fewer answers observed, the timeout is used.
+	minLatencySamples = 5
+)
+
+// Patience is how long to wait for an answer the server may legitimately
+// never send, when no barrier can decide it: patienceFactor × the p99 of
+// the answer times observed so far, at least PatienceFloor, at most the
+// per-request timeout (also used while fewer than minLatencySamples answers
+// were observed).
+func (e *Env) Patience() time.Duration {
+	to := e.Target.Timeout
+	if to <= 0 {
+		to = 5 * time.Second
+	}
+	l := e.Target.Latency()
+	if l.Count() < minLatencySamples {
+		return to
+	}
+	return min(max(PatienceFloor, patienceFactor*l.Quantile(0.99)), to)
+}
+
+// Patience is Env.Patience.
+func (t *T) Patience() time.Duration { return t.Env.Patience() }
+
+// judgeFaults fails a check that passed when the session layer recognised
+// a fault of its requirement anywhere in the run (session.Faults: e.g. an
+// error answered with "id": null to the only request in flight on stdio,
+// RPC-002): the fault is reported once, under its requirement, with its
+// first occurrence quoted.
+func (t *T) judgeFaults() {
+	if t.out.Verdict != PASS && t.out.Verdict != WARN {
+		return
+	}
+	kept, total := t.Env.Target.Faults().For(t.Req.ID)
+	if total == 0 {
+		return
+	}
+	f := kept[0]
+	if t.out.Level == catalog.MUST {
+		t.out.Verdict = FAIL
+	} else {
+		t.out.Verdict = WARN
+	}
+	t.out.Expected = fmt.Sprintf("the error response to %s (id %s) carries that id", f.Method, requestID(f.Request))
+	t.out.Actual = Clip(f.Response.Raw)
+	t.out.Message = fmt.Sprintf("the server answered %s (the only request in flight on %s, %s session) with an error whose id is null; %d such response(s) in the run",
+		f.Method, f.Response.Conn, f.Revision, total)
+	for _, x := range kept[1:] {
+		t.Note("also: %s on %s answered %s", x.Method, x.Response.Conn, Clip(x.Response.Raw))
+	}
+}
+
+func requestID(f wire.Frame) string {
+	if m, err := Decode(f); err == nil && m.HasID {
+		return m.ID.String()
+	}
+	return "?"
+}
