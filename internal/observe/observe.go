@@ -102,7 +102,7 @@ type conn struct {
 	serverCaps  map[string]json.RawMessage
 	initID      string // id of the initialize request
 	initialized bool   // notifications/initialized was sent
-	initAnswer  bool   // initialize was answered (legacy)
+	initFailed  bool   // initialize was answered with an error
 	pending     map[string]*request
 	exchanges   map[int64]*request
 	progress    map[string]*progressState
@@ -213,7 +213,7 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		if rv := catalog.Revision(params.ProtocolVersion); rv.IsLegacy() && rv.Known() {
 			c.legacy, r.rev = rv, rv
 		}
-		c.clientCaps, c.initID, c.initialized, c.initAnswer = params.Capabilities, m.ID.Key(), false, false
+		c.clientCaps, c.initID, c.initialized, c.initFailed = params.Capabilities, m.ID.Key(), false, false
 	} else {
 		r.rev = c.legacy
 	}
@@ -291,7 +291,7 @@ func (o *Observer) answered(c *conn, e *event) {
 		}
 	}
 	if e.req.method == "initialize" && e.m.ID.Key() == c.initID {
-		c.initAnswer = e.m.HasResult
+		c.initFailed = !e.m.HasResult
 		var pv string
 		if json.Unmarshal(res["protocolVersion"], &pv) == nil && catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() {
 			c.legacy, c.era = catalog.Revision(pv), catalog.Revision(pv)

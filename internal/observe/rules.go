@@ -275,11 +275,12 @@ func mrtr004(e *event) {
 	}
 }
 
-// LIFE-004: between the initialize answer and notifications/initialized,
-// only ping requests and log notifications (SHOULD NOT).
+// LIFE-004: from the initialize request until notifications/initialized
+// (HTTP: on the initialize reply's stream, before its response, too), only
+// ping requests and log notifications (SHOULD NOT).
 func life004(e *event) {
 	c := e.c
-	if !e.msg() || e.rev == "" || !e.rev.IsLegacy() || !c.initAnswer || c.initialized || !e.m.HasMethod {
+	if !e.msg() || e.rev == "" || !e.rev.IsLegacy() || c.initID == "" || c.initFailed || c.initialized || !e.m.HasMethod {
 		return
 	}
 	if e.m.HasID && e.m.Method != "ping" || !e.m.HasID && e.m.Method != "notifications/message" {
