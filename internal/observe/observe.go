@@ -18,7 +18,9 @@ package observe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -32,6 +34,8 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	tasksExtension         = "io.modelcontextprotocol/tasks"
 )
+
+var errNotMessage = errors.New("an HTTP body that is not a JSON payload")
 
 // Detection names the phase before the first check (era detection).
 const Detection = "era detection (before the checks)"
@@ -76,8 +80,11 @@ type request struct {
 	caps   map[string]json.RawMessage
 	token  string // progressToken (canonical JSON), "" when none
 	task   bool   // a task-augmented request (2025-11-25 params.task)
-	check  string
-	frame  wire.Frame
+	// modernShaped: its _meta carries a protocolVersion (of any value): a
+	// 2026-07-28 request, even with a version the server does not support.
+	modernShaped bool
+	check        string
+	frame        wire.Frame
 }
 
 type progressState struct {
@@ -105,6 +112,8 @@ type conn struct {
 	initFailed  bool   // initialize was answered with an error
 	pending     map[string]*request
 	exchanges   map[int64]*request
+	judged      map[int64]bool // HTTP exchanges whose head was judged
+	mcp         map[int64]bool // HTTP exchanges that carry MCP messages
 	progress    map[string]*progressState
 	lines       int // stdout lines seen (stdio)
 }
@@ -160,7 +169,7 @@ func (o *Observer) connOf(f wire.Frame) *conn {
 		if f.HTTP != nil {
 			tr = wire.HTTP
 		}
-		c = &conn{name: f.Conn, transport: tr, pending: map[string]*request{}, exchanges: map[int64]*request{}, progress: map[string]*progressState{}}
+		c = &conn{name: f.Conn, transport: tr, pending: map[string]*request{}, exchanges: map[int64]*request{}, judged: map[int64]bool{}, mcp: map[int64]bool{}, progress: map[string]*progressState{}}
 		o.conns[f.Conn] = c
 	}
 	if f.HTTP != nil {
@@ -178,9 +187,21 @@ func (o *Observer) Frame(f wire.Frame) {
 	defer o.mu.Unlock()
 	c := o.connOf(f)
 	switch {
+	case f.Dir == wire.Out && f.HTTP != nil && f.Exchange != 0 && f.Kind != wire.KindNote:
+		// An MCP exchange: a POSTed JSON payload, or a GET that listens for
+		// an event stream. Other HTTP traffic (protected-resource metadata,
+		// well-known documents) carries no MCP messages.
+		if len(c.mcp) >= maxPending {
+			c.mcp = map[int64]bool{}
+		}
+		c.mcp[f.Exchange] = f.HTTP.Method == "POST" && f.Kind == wire.KindMessage ||
+			f.HTTP.Method == "GET" && strings.Contains(f.HTTP.Header.Get("Accept"), "text/event-stream")
+		if f.Kind == wire.KindMessage {
+			o.sent(c, f)
+		}
 	case f.Dir == wire.Out && f.Kind == wire.KindMessage:
 		o.sent(c, f)
-	case f.Dir == wire.In && f.Kind == wire.KindMessage:
+	case f.Dir == wire.In && (f.Kind == wire.KindMessage || f.Kind == wire.KindBody):
 		o.received(c, f)
 	}
 }
@@ -205,6 +226,7 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		return
 	}
 	r := &request{method: m.Method, check: o.check, frame: keep(f, keepRequest), task: len(params.Task) > 0 && string(params.Task) != "null"}
+	_, r.modernShaped = params.Meta[metaProtocolVersion]
 	var pv string
 	if json.Unmarshal(params.Meta[metaProtocolVersion], &pv) == nil && pv != "" && !catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() {
 		r.rev = catalog.Revision(pv)
@@ -229,6 +251,9 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 	}
 	c.pending[m.ID.Key()] = r
 	if f.Exchange != 0 {
+		if len(c.exchanges) >= maxPending {
+			c.exchanges, c.judged = map[int64]*request{}, map[int64]bool{}
+		}
 		c.exchanges[f.Exchange] = r
 	}
 }
@@ -246,11 +271,17 @@ type event struct {
 }
 
 func (o *Observer) received(c *conn, f wire.Frame) {
+	if c.transport == wire.HTTP && !c.mcp[f.Exchange] {
+		return // not an MCP exchange (or its request was not seen)
+	}
 	e := &event{o: o, c: c, f: f, rev: c.era}
 	if c.transport == wire.Stdio {
 		c.lines++
 	}
-	if !f.Truncated {
+	switch {
+	case f.Kind == wire.KindBody:
+		e.err = errNotMessage
+	case !f.Truncated:
 		e.m, e.err = jsonrpc.Decode(f.Raw)
 	}
 	if f.Exchange != 0 {

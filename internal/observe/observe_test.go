@@ -131,3 +131,18 @@ func TestApplyNeverLeavesAViolatedRequirementPassing(t *testing.T) {
 		t.Errorf("other transport / requirement changed: %+v", results[1:])
 	}
 }
+
+func TestHTTPTrafficThatIsNotMCPIsNotJudged(t *testing.T) {
+	o := New()
+	// a protected-resource metadata document fetched on the same connection
+	o.Frame(wire.Frame{Seq: 1, Conn: "http#1", Dir: wire.Out, Kind: wire.KindBody, Exchange: 1, HTTP: &wire.HTTPInfo{Method: "GET", Header: http.Header{"Accept": {"application/json"}}}})
+	o.Frame(wire.Frame{Seq: 2, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: 1,
+		HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, Raw: []byte(`{"resource":"x"}`)})
+	only(t, o)
+	// the same body on a POSTed MCP exchange is judged
+	o.Frame(wire.Frame{Seq: 3, Conn: "http#1", Dir: wire.Out, Kind: wire.KindMessage, Exchange: 2, HTTP: &wire.HTTPInfo{Method: "POST"},
+		Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`)})
+	o.Frame(wire.Frame{Seq: 4, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: 2,
+		HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, Raw: []byte(`{"resource":"x"}`)})
+	only(t, o, "RPC-001")
+}

@@ -26,6 +26,8 @@ type rule struct {
 // check still probes for it (and judges what needs a stimulus).
 var rules = []rule{
 	{id: "STD-001", judge: std001},
+	{id: "RPC-001", judge: rpc001},
+	{id: "RPC-003", judge: rpc003},
 	{id: "RPC-010", judge: rpc010},
 	{id: "RPC-011", judge: rpc011},
 	{id: "RPC-012", judge: rpc012},
@@ -39,6 +41,9 @@ var rules = []rule{
 	{id: "LEG-002", judge: leg002},
 	{id: "LOG-001", judge: log001},
 	{id: "PROG-002", judge: prog002},
+	{id: "HTTP-003", truncated: true, judge: http003},
+	{id: "HTTP-017", judge: http017},
+	{id: "HTTP-018", judge: http018},
 	{id: "HTTP-020", judge: http020},
 }
 
@@ -68,7 +73,7 @@ func (e *event) msg() bool { return e.m != nil && e.err == nil }
 // STD-001: every stdout line of every process the run started is one
 // complete UTF-8 JSON-RPC message (2025-03-26: or a batch of them).
 func std001(e *event) {
-	if e.c.transport != wire.Stdio {
+	if e.c.transport != wire.Stdio || e.f.Kind != wire.KindMessage {
 		return
 	}
 	raw := bytes.TrimSuffix(e.f.Raw, []byte{'\r'})
@@ -470,4 +475,82 @@ func topLevelDuplicates(raw json.RawMessage) []string {
 		}
 	}
 	return dups
+}
+
+// RPC-001: every server message declares JSON-RPC 2.0 and every error has
+// an integer code and a string message (payloads that are not JSON objects
+// are framing: STD-001 and the HTTP checks judge them).
+func rpc001(e *event) {
+	if !e.msg() {
+		return
+	}
+	m := e.m
+	switch {
+	case !m.HasJSONRPC || m.JSONRPC != "2.0":
+		e.violate("RPC-001", false, "a server message does not declare \"jsonrpc\": \"2.0\"")
+	case m.HasError && (m.Error == nil || !m.Error.CodeIsInt):
+		e.violate("RPC-001", false, "an error code is not an integer: %s", clip(m.ErrorRaw))
+	case m.HasError && !m.Error.MessageIsString:
+		e.violate("RPC-001", false, "an error message is absent or not a string: %s", clip(m.ErrorRaw))
+	}
+}
+
+// RPC-003: every response has exactly one of result and error.
+func rpc003(e *event) {
+	if !e.msg() || e.m.HasMethod || !(e.m.HasID || e.m.HasResult || e.m.HasError) {
+		return
+	}
+	if e.m.HasResult == e.m.HasError {
+		what := "neither result nor error"
+		if e.m.HasResult {
+			what = "both result and error"
+		}
+		e.violate("RPC-003", false, "a response carries %s", what)
+	}
+}
+
+// HTTP-003: a POSTed request answered 200 gets application/json or
+// text/event-stream (judged once per exchange, on its first frame).
+func http003(e *event) {
+	f := e.f
+	if f.HTTP == nil || e.req == nil || e.rev == "" || f.Exchange == 0 || e.c.judged[f.Exchange] {
+		return
+	}
+	e.c.judged[f.Exchange] = true
+	if f.HTTP.Status != 200 {
+		return
+	}
+	ct := strings.ToLower(strings.TrimSpace(f.HTTP.Header.Get("Content-Type")))
+	if !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "text/event-stream") {
+		e.violate("HTTP-003", false, "the 200 reply to a POSTed %s has Content-Type %q", e.req.method, ct)
+	}
+}
+
+// protocolError judges the HTTP head of a 2026-07-28 error response: the
+// status the spec gives its code, and the request id carried.
+func protocolError(e *event, id string, status int, codes ...int64) {
+	if e.f.HTTP == nil || e.req == nil || !e.req.modernShaped || !e.msg() {
+		return
+	}
+	code, ok := e.m.ErrorCode()
+	if !ok || !slices.Contains(codes, code) {
+		return
+	}
+	saved := e.rev
+	e.rev = catalog.Modern
+	defer func() { e.rev = saved }()
+	switch {
+	case e.f.HTTP.Status != status:
+		e.violate(id, false, "the %d error answering %s came with HTTP %d, not %d", code, e.req.method, e.f.HTTP.Status, status)
+	case !e.m.HasID || e.m.ID.IsNull():
+		e.violate(id, false, "the %d error answering %s does not carry the request id", code, e.req.method)
+	}
+}
+
+// HTTP-017: -32601 comes with 404 and the request id (2026-07-28).
+func http017(e *event) { protocolError(e, "HTTP-017", 404, jsonrpc.CodeMethodNotFound) }
+
+// HTTP-018: -32021 and -32022 come with 400 and the request id (2026-07-28).
+func http018(e *event) {
+	protocolError(e, "HTTP-018", 400, jsonrpc.CodeMissingCapability, jsonrpc.CodeUnsupportedProtocol)
 }
