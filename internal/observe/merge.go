@@ -21,19 +21,22 @@ import (
 // on its transport; when the run has none for that exact revision, to
 // those of the same era; when the connection's revision was not known yet
 // (a banner before the first request), to every result of the requirement.
-func Apply(results []reports.Result, vs []Violation) {
+// Only results of the run's revisions (revs) are changed: a requirement of
+// a revision the run does not cover stays NA whatever traffic the era
+// detection exchanged under it.
+func Apply(results []reports.Result, vs []Violation, revs []string) {
 	for _, v := range vs {
-		idx := matching(results, v)
+		idx := matching(results, v, revs)
 		for _, i := range idx {
 			apply(&results[i], v)
 		}
 	}
 }
 
-func matching(results []reports.Result, v Violation) []int {
+func matching(results []reports.Result, v Violation, revs []string) []int {
 	var exact, era, any []int
 	for i, r := range results {
-		if r.Requirement != v.Requirement || r.Transport != v.Transport {
+		if r.Requirement != v.Requirement || r.Transport != v.Transport || !slices.Contains(revs, r.Revision) {
 			continue
 		}
 		rev := catalog.Revision(r.Revision)

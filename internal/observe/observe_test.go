@@ -122,7 +122,11 @@ func TestApplyNeverLeavesAViolatedRequirementPassing(t *testing.T) {
 		{Requirement: "MRTR-001", Level: "MUST", Verdict: "NA", Transport: "http", Revision: "2026-07-28"},
 		{Requirement: "RPC-010", Level: "MUST", Verdict: "PASS", Transport: "stdio", Revision: "2026-07-28"},
 	}
-	Apply(results, f.o.Violations())
+	Apply(results, f.o.Violations(), []string{"2025-11-25", "2026-07-28"})
+	legacyOnly := []reports.Result{{Requirement: "MRTR-001", Level: "MUST", Verdict: "NA", Transport: "stdio", Revision: "2026-07-28"}}
+	if Apply(legacyOnly, f.o.Violations(), []string{"2025-11-25"}); legacyOnly[0].Verdict != "NA" {
+		t.Errorf("a requirement of a revision the run does not cover: %+v", legacyOnly[0])
+	}
 	r := results[0]
 	if r.Verdict != "FAIL" || !strings.Contains(r.Message, "TOOL-001") || len(r.Transcript) != 2 || !strings.Contains(r.Actual, "input_required") {
 		t.Errorf("MRTR-001: %+v; want FAIL naming TOOL-001 with the exchange quoted", r)

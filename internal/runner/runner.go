@@ -262,7 +262,7 @@ func Run(cfg Config) (*Outcome, error) {
 		rep.Results = resultsOf(gr)
 		// The run-wide invariants, judged over every message of the run
 		// (including what arrived after a requirement's own check ran).
-		observe.Apply(rep.Results, obs.Violations())
+		observe.Apply(rep.Results, obs.Violations(), rep.Revisions)
 		reports.SortResults(rep.Results)
 		rep.Summary = reports.Summarize(rep.Results, cfg.Strict)
 		if cfg.Baseline != nil {
