@@ -268,6 +268,21 @@ type event struct {
 	req  *request         // the request m answers, or whose HTTP exchange carried it
 	resp bool             // m is the response to req
 	rev  catalog.Revision // the revision m belongs to ("" unknown)
+
+	res     map[string]json.RawMessage // m's result object, decoded once
+	resDone bool
+}
+
+// result returns the result object of m (nil when m has none or it is not
+// an object), decoding it once for every rule.
+func (e *event) result() map[string]json.RawMessage {
+	if !e.resDone {
+		e.resDone = true
+		if e.m != nil && e.m.HasResult {
+			e.res = e.m.ResultObject()
+		}
+	}
+	return e.res
 }
 
 func (o *Observer) received(c *conn, f wire.Frame) {
@@ -308,7 +323,7 @@ func (o *Observer) received(c *conn, f wire.Frame) {
 
 // answered updates the connection state after a response was judged.
 func (o *Observer) answered(c *conn, e *event) {
-	res := e.m.ResultObject()
+	res := e.result()
 	if caps, ok := res["capabilities"]; ok && (e.req.method == "initialize" || e.req.method == "server/discover") {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(caps, &m) == nil {

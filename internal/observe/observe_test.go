@@ -150,3 +150,21 @@ func TestHTTPTrafficThatIsNotMCPIsNotJudged(t *testing.T) {
 		HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, Raw: []byte(`{"resource":"x"}`)})
 	only(t, o, "RPC-001")
 }
+
+// BenchmarkFrame measures what the observers add to the recording of one
+// request and its answer (a modern tools/list of 20 tools).
+func BenchmarkFrame(b *testing.B) {
+	var tools []string
+	for i := 0; i < 20; i++ {
+		tools = append(tools, `{"name":"tool_`+strings.Repeat("x", i)+`","inputSchema":{"type":"object","properties":{"order_id":{"type":"string"}}}}`)
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`)
+	resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","tools":[` + strings.Join(tools, ",") + `]}}`)
+	o := New()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(req) + len(resp)))
+	for i := 0; i < b.N; i++ {
+		o.Frame(wire.Frame{Seq: int64(2 * i), Conn: "stdio#1", Dir: wire.Out, Kind: wire.KindMessage, Raw: req})
+		o.Frame(wire.Frame{Seq: int64(2*i + 1), Conn: "stdio#1", Dir: wire.In, Kind: wire.KindMessage, Raw: resp})
+	}
+}

@@ -115,7 +115,7 @@ func rpc011(e *event) {
 		return
 	}
 	var rt string
-	raw := e.m.ResultObject()["resultType"]
+	raw := e.result()["resultType"]
 	ok := json.Unmarshal(raw, &rt) == nil && (rt == "complete" || rt == "input_required" || rt == "task" && e.o.tasks)
 	if !ok {
 		what := "no resultType"
@@ -151,7 +151,7 @@ func inputRequired(e *event) map[string]json.RawMessage {
 	if !modern(e) || !e.msg() || !e.resp || !e.m.HasResult {
 		return nil
 	}
-	res := e.m.ResultObject()
+	res := e.result()
 	if string(res["resultType"]) != `"input_required"` {
 		return nil
 	}
