@@ -228,9 +228,13 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 	r := &request{method: m.Method, check: o.check, frame: keep(f, keepRequest), task: len(params.Task) > 0 && string(params.Task) != "null"}
 	_, r.modernShaped = params.Meta[metaProtocolVersion]
 	var pv string
-	if json.Unmarshal(params.Meta[metaProtocolVersion], &pv) == nil && pv != "" && !catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() {
+	// A 2026-07-28 request: a supported modern protocolVersion and a
+	// clientCapabilities object. Without the capabilities its era is
+	// ambiguous on a dual-era server (it may be served as legacy traffic,
+	// SPEC-DIGEST §17.17): such answers are not judged by era.
+	if json.Unmarshal(params.Meta[metaProtocolVersion], &pv) == nil && pv != "" && !catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() &&
+		json.Unmarshal(params.Meta[metaClientCapabilities], &r.caps) == nil && r.caps != nil {
 		r.rev = catalog.Revision(pv)
-		_ = json.Unmarshal(params.Meta[metaClientCapabilities], &r.caps)
 	} else if m.Method == "initialize" {
 		if rv := catalog.Revision(params.ProtocolVersion); rv.IsLegacy() && rv.Known() {
 			c.legacy, r.rev = rv, rv

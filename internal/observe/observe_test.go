@@ -168,3 +168,11 @@ func BenchmarkFrame(b *testing.B) {
 		o.Frame(wire.Frame{Seq: int64(2*i + 1), Conn: "stdio#1", Dir: wire.In, Kind: wire.KindMessage, Raw: resp})
 	}
 }
+
+func TestRequestsWithoutClientCapabilitiesAreAmbiguous(t *testing.T) {
+	f := &feed{o: New()}
+	// LIFE-008's probe: a dual-era server may serve it as legacy traffic
+	f.send("stdio#1", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	f.recv("stdio#1", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`)
+	only(t, f.o)
+}

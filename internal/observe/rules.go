@@ -527,9 +527,11 @@ func http003(e *event) {
 }
 
 // protocolError judges the HTTP head of a 2026-07-28 error response: the
-// status the spec gives its code, and the request id carried.
-func protocolError(e *event, id string, status int, codes ...int64) {
-	if e.f.HTTP == nil || e.req == nil || !e.req.modernShaped || !e.msg() {
+// status the spec gives its code, and the request id carried. The request
+// must be a 2026-07-28 one (modernShaped: any request whose _meta names a
+// protocolVersion).
+func protocolError(e *event, id string, status int, modernShaped bool, codes ...int64) {
+	if e.f.HTTP == nil || e.req == nil || !e.msg() || modernShaped && !e.req.modernShaped || !modernShaped && e.req.rev != catalog.Modern {
 		return
 	}
 	code, ok := e.m.ErrorCode()
@@ -548,9 +550,11 @@ func protocolError(e *event, id string, status int, codes ...int64) {
 }
 
 // HTTP-017: -32601 comes with 404 and the request id (2026-07-28).
-func http017(e *event) { protocolError(e, "HTTP-017", 404, jsonrpc.CodeMethodNotFound) }
+func http017(e *event) { protocolError(e, "HTTP-017", 404, false, jsonrpc.CodeMethodNotFound) }
 
 // HTTP-018: -32021 and -32022 come with 400 and the request id (2026-07-28).
 func http018(e *event) {
-	protocolError(e, "HTTP-018", 400, jsonrpc.CodeMissingCapability, jsonrpc.CodeUnsupportedProtocol)
+	// -32022 answers a version the server does not support: any request
+	// whose _meta names a protocolVersion is 2026-07-28-shaped here
+	protocolError(e, "HTTP-018", 400, true, jsonrpc.CodeMissingCapability, jsonrpc.CodeUnsupportedProtocol)
 }
