@@ -265,6 +265,9 @@ type stopSignal struct{}
 func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string, fn func(t *T)) {
 	ctx, cancel := context.WithTimeout(sctx, env.SpecBudget)
 	defer cancel()
+	if env.OnCheck != nil {
+		env.OnCheck(fmt.Sprintf("%s [%s] (%s)", req.ID, rev, req.Title))
+	}
 	t := newT(ctx, env, req, rev, transport)
 	func() {
 		defer func() {

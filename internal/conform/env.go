@@ -49,6 +49,9 @@ type Env struct {
 	// SampleArgs are user-configured arguments for particular tools
 	// (--config), for checks that need a successful call.
 	SampleArgs map[string]map[string]any
+	// OnCheck, when set, is told the name of each check as it starts (the
+	// run-wide observers name the check that provoked a message).
+	OnCheck func(name string)
 
 	mu     sync.Mutex
 	shared map[catalog.Revision]*sharedSession

@@ -26,6 +26,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
+	"github.com/mcpconform/mcpconform/internal/observe"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -119,6 +120,10 @@ func Run(cfg Config) (*Outcome, error) {
 	// the probes; every connection they opened is closed and reaped.
 	sigCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
+	// Every frame of the run, detection included, passes the run-wide observers.
+	obs := observe.New()
+	tg.Recorder.SetObserver(obs.Frame)
+	defer tg.Recorder.SetObserver(nil)
 	ctx, cancel := context.WithTimeout(sigCtx, 2*tg.Timeout+10*time.Second)
 	det := tg.Detect(ctx)
 	cancel()
@@ -138,7 +143,7 @@ func Run(cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
-		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages}
+		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages, OnCheck: obs.SetCheck}
 	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
 	for _, r := range det.Revisions {
 		if r.IsLegacy() {
@@ -271,6 +276,9 @@ func Run(cfg Config) (*Outcome, error) {
 	})
 	ginkgo.ReportAfterSuite("mcpconform reports", func(gr ginkgo.Report) {
 		rep.Results = resultsOf(gr)
+		// The run-wide invariants, judged over every message of the run
+		// (including what arrived after a requirement's own check ran).
+		observe.Apply(rep.Results, obs.Violations(), rep.Revisions)
 		reports.SortResults(rep.Results)
 		rep.Summary = reports.Summarize(rep.Results, cfg.Strict)
 		if cfg.Baseline != nil {

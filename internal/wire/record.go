@@ -170,6 +170,7 @@ type Recorder struct {
 	bytes    int64
 	dropped  int64
 	redactor *Redactor
+	observer func(Frame)
 
 	// MaxBytes bounds the payload bytes kept; later frames keep only their
 	// first KeepOnOverflow bytes. MaxFrames bounds the number of frames kept.
@@ -181,6 +182,16 @@ type Recorder struct {
 // NewRecorder returns a recorder that redacts with r (which may be nil).
 func NewRecorder(r *Redactor) *Recorder {
 	return &Recorder{redactor: r, MaxBytes: 32 << 20, KeepOnOverflow: 512, MaxFrames: 100_000}
+}
+
+// SetObserver has every frame recorded from now on passed to fn, in
+// sequence order (redacted, Seq set, payload uncut), before it is stored:
+// the run-wide invariants (internal/observe) see every message of the run.
+// fn must not call the recorder.
+func (rec *Recorder) SetObserver(fn func(Frame)) {
+	rec.mu.Lock()
+	rec.observer = fn
+	rec.mu.Unlock()
 }
 
 // Redactor returns the recorder's redactor.
@@ -209,6 +220,11 @@ func (rec *Recorder) Record(f Frame) Frame {
 	rec.seq++
 	f.Seq = rec.seq
 	orig.Seq = rec.seq
+	if rec.observer != nil {
+		seen := f
+		seen.Raw = raw
+		rec.observer(seen)
+	}
 	if rec.MaxFrames > 0 && len(rec.frames) >= rec.MaxFrames {
 		rec.dropped++
 		return orig

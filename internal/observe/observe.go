@@ -1,0 +1,417 @@
+// Package observe judges the run-wide invariants (DESIGN.md §4a): the
+// requirements of the form "never …" or "every message …" are judged by
+// observers that every frame of the whole run passes through, whichever
+// check provoked it, not only on the probe of the requirement's own check.
+//
+// The recorder hands every frame (redacted, in sequence order) to
+// Observer.Frame. The observer keeps, per connection, what it needs to give
+// a server message its context: the request it answers (method, era,
+// declared client capabilities, progress token), the negotiated legacy
+// revision, the server's declared capabilities, and the check that was
+// running. Each rule (rules.go) judges one requirement on one message; the
+// first offending exchange of each requirement and revision is kept with
+// the check that provoked it. After every check ran, Apply folds the
+// violations into the results: a requirement violated anywhere in the run
+// is never a PASS.
+package observe
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Meta keys of 2026-07-28 (as in internal/session, which observe does not import).
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	tasksExtension         = "io.modelcontextprotocol/tasks"
+)
+
+var errNotMessage = errors.New("an HTTP body that is not a JSON payload")
+
+// Detection names the phase before the first check (era detection).
+const Detection = "era detection (before the checks)"
+
+// Limits that bound the observer's memory.
+const (
+	maxPending    = 4096    // requests awaiting an answer, per connection
+	keepRequest   = 4 << 10 // bytes of a request frame kept for the quote
+	keepOffending = 64 << 10
+	maxConns      = 4096
+)
+
+// Violation is the first offending exchange of one requirement in one
+// revision ("" when the connection's revision was not known yet).
+type Violation struct {
+	Requirement string
+	Revision    catalog.Revision
+	Transport   string
+	// Soft marks a violation of a SHOULD part of the requirement: graded at
+	// most WARN whatever the requirement's level.
+	Soft bool
+	// Check names the check that provoked the message (Detection before the
+	// first check).
+	Check   string
+	Message string
+	// Frames are the offending frame and, before it, the request it answers.
+	Frames []wire.Frame
+	// Count is how many messages of the run broke the requirement this way.
+	Count int
+}
+
+type vkey struct {
+	req  string
+	rev  catalog.Revision
+	soft bool
+}
+
+// request is what the observer remembers of a request the harness sent.
+type request struct {
+	method string
+	rev    catalog.Revision // "" when its era is ambiguous
+	caps   map[string]json.RawMessage
+	token  string // progressToken (canonical JSON), "" when none
+	task   bool   // a task-augmented request (2025-11-25 params.task)
+	// modernShaped: its _meta carries a protocolVersion (of any value): a
+	// 2026-07-28 request, even with a version the server does not support.
+	modernShaped bool
+	check        string
+	frame        wire.Frame
+}
+
+type progressState struct {
+	req      *request
+	last     float64
+	seen     bool
+	answered bool
+}
+
+// conn is the observer's state of one connection.
+type conn struct {
+	name      string
+	transport string
+	// legacy is the revision the connection's initialize negotiated (or
+	// asked for, until the answer came).
+	legacy catalog.Revision
+	// era is the revision of the latest request sent that had one.
+	era catalog.Revision
+	// clientCaps are the capabilities the client declared in initialize.
+	clientCaps map[string]json.RawMessage
+	// serverCaps are the capabilities from the initialize or discover result.
+	serverCaps  map[string]json.RawMessage
+	initID      string // id of the initialize request
+	initialized bool   // notifications/initialized was sent
+	initFailed  bool   // initialize was answered with an error
+	pending     map[string]*request
+	exchanges   map[int64]*request
+	judged      map[int64]bool // HTTP exchanges whose head was judged
+	mcp         map[int64]bool // HTTP exchanges that carry MCP messages
+	progress    map[string]*progressState
+	lines       int // stdout lines seen (stdio)
+}
+
+// Observer watches every frame of a run. It is safe for concurrent use.
+type Observer struct {
+	mu         sync.Mutex
+	check      string
+	conns      map[string]*conn
+	first      map[vkey]*Violation
+	order      []vkey
+	tasks      bool // the server advertised the tasks extension somewhere
+	transports map[string]bool
+}
+
+// New returns an observer with no check running yet.
+func New() *Observer {
+	return &Observer{check: Detection, conns: map[string]*conn{}, first: map[vkey]*Violation{}, transports: map[string]bool{}}
+}
+
+// SetCheck names the check that runs from now on.
+func (o *Observer) SetCheck(name string) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	o.check = name
+	o.mu.Unlock()
+}
+
+// Violations returns the first violation of each requirement and revision,
+// in the order they were seen.
+func (o *Observer) Violations() []Violation {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]Violation, 0, len(o.order))
+	for _, k := range o.order {
+		out = append(out, *o.first[k])
+	}
+	return out
+}
+
+func (o *Observer) connOf(f wire.Frame) *conn {
+	c := o.conns[f.Conn]
+	if c == nil {
+		if len(o.conns) >= maxConns {
+			o.conns = map[string]*conn{} // bound memory on absurd runs
+		}
+		tr := wire.Stdio
+		if f.HTTP != nil {
+			tr = wire.HTTP
+		}
+		c = &conn{name: f.Conn, transport: tr, pending: map[string]*request{}, exchanges: map[int64]*request{}, judged: map[int64]bool{}, mcp: map[int64]bool{}, progress: map[string]*progressState{}}
+		o.conns[f.Conn] = c
+	}
+	if f.HTTP != nil {
+		c.transport = wire.HTTP
+	}
+	return c
+}
+
+// Frame observes one frame (the recorder's redacted copy, Seq set).
+func (o *Observer) Frame(f wire.Frame) {
+	if o == nil || f.Conn == "" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c := o.connOf(f)
+	switch {
+	case f.Dir == wire.Out && f.HTTP != nil && f.Exchange != 0 && f.Kind != wire.KindNote:
+		// An MCP exchange: a POSTed JSON payload, or a GET that listens for
+		// an event stream. Other HTTP traffic (protected-resource metadata,
+		// well-known documents) carries no MCP messages.
+		if len(c.mcp) >= maxPending {
+			c.mcp = map[int64]bool{}
+		}
+		c.mcp[f.Exchange] = f.HTTP.Method == "POST" && f.Kind == wire.KindMessage ||
+			f.HTTP.Method == "GET" && strings.Contains(f.HTTP.Header.Get("Accept"), "text/event-stream")
+		if f.Kind == wire.KindMessage {
+			o.sent(c, f)
+		}
+	case f.Dir == wire.Out && f.Kind == wire.KindMessage:
+		o.sent(c, f)
+	case f.Dir == wire.In && (f.Kind == wire.KindMessage || f.Kind == wire.KindBody):
+		o.received(c, f)
+	}
+}
+
+// sent records what a request or notification of the harness tells.
+func (o *Observer) sent(c *conn, f wire.Frame) {
+	m, err := jsonrpc.Decode(f.Raw)
+	if err != nil || !m.HasMethod {
+		return
+	}
+	var params struct {
+		Meta            map[string]json.RawMessage `json:"_meta"`
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+		Task            json.RawMessage            `json:"task"`
+	}
+	_ = json.Unmarshal(m.Params, &params)
+	if !m.HasID {
+		if m.Method == "notifications/initialized" {
+			c.initialized = true
+		}
+		return
+	}
+	r := &request{method: m.Method, check: o.check, frame: keep(f, keepRequest), task: len(params.Task) > 0 && string(params.Task) != "null"}
+	_, r.modernShaped = params.Meta[metaProtocolVersion]
+	var pv string
+	// A 2026-07-28 request: a supported modern protocolVersion and a
+	// clientCapabilities object. Without the capabilities its era is
+	// ambiguous on a dual-era server (it may be served as legacy traffic,
+	// SPEC-DIGEST §17.17): such answers are not judged by era.
+	if json.Unmarshal(params.Meta[metaProtocolVersion], &pv) == nil && pv != "" && !catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() &&
+		json.Unmarshal(params.Meta[metaClientCapabilities], &r.caps) == nil && r.caps != nil {
+		r.rev = catalog.Revision(pv)
+	} else if m.Method == "initialize" {
+		if rv := catalog.Revision(params.ProtocolVersion); rv.IsLegacy() && rv.Known() {
+			c.legacy, r.rev = rv, rv
+		}
+		c.clientCaps, c.initID, c.initialized, c.initFailed = params.Capabilities, m.ID.Key(), false, false
+	} else {
+		r.rev = c.legacy
+	}
+	if tok, ok := params.Meta["progressToken"]; ok {
+		r.token = canonical(tok)
+		c.progress[r.token] = &progressState{req: r}
+	}
+	if r.rev != "" {
+		c.era = r.rev
+	}
+	if len(c.pending) >= maxPending {
+		c.pending = map[string]*request{}
+	}
+	c.pending[m.ID.Key()] = r
+	if f.Exchange != 0 {
+		if len(c.exchanges) >= maxPending {
+			c.exchanges, c.judged = map[int64]*request{}, map[int64]bool{}
+		}
+		c.exchanges[f.Exchange] = r
+	}
+}
+
+// event is one server message in its context.
+type event struct {
+	o    *Observer
+	c    *conn
+	f    wire.Frame
+	m    *jsonrpc.Message // nil when the payload is not a JSON object
+	err  error            // why m is nil
+	req  *request         // the request m answers, or whose HTTP exchange carried it
+	resp bool             // m is the response to req
+	rev  catalog.Revision // the revision m belongs to ("" unknown)
+
+	res     map[string]json.RawMessage // m's result object, decoded once
+	resDone bool
+}
+
+// result returns the result object of m (nil when m has none or it is not
+// an object), decoding it once for every rule.
+func (e *event) result() map[string]json.RawMessage {
+	if !e.resDone {
+		e.resDone = true
+		if e.m != nil && e.m.HasResult {
+			e.res = e.m.ResultObject()
+		}
+	}
+	return e.res
+}
+
+func (o *Observer) received(c *conn, f wire.Frame) {
+	if c.transport == wire.HTTP && !c.mcp[f.Exchange] {
+		return // not an MCP exchange (or its request was not seen)
+	}
+	e := &event{o: o, c: c, f: f, rev: c.era}
+	if c.transport == wire.Stdio {
+		c.lines++
+	}
+	switch {
+	case f.Kind == wire.KindBody:
+		e.err = errNotMessage
+	case !f.Truncated:
+		e.m, e.err = jsonrpc.Decode(f.Raw)
+	}
+	if f.Exchange != 0 {
+		if r := c.exchanges[f.Exchange]; r != nil {
+			e.req, e.rev = r, r.rev
+		}
+	}
+	if e.m != nil && e.m.Kind() == jsonrpc.KindResponse && e.m.HasID {
+		if r := c.pending[e.m.ID.Key()]; r != nil {
+			e.req, e.resp, e.rev = r, true, r.rev
+			delete(c.pending, e.m.ID.Key())
+		}
+	}
+	for _, rl := range rules {
+		if f.Truncated && !rl.truncated {
+			continue
+		}
+		rl.judge(e)
+	}
+	if e.m != nil && e.resp {
+		o.answered(c, e)
+	}
+}
+
+// answered updates the connection state after a response was judged.
+func (o *Observer) answered(c *conn, e *event) {
+	res := e.result()
+	if caps, ok := res["capabilities"]; ok && (e.req.method == "initialize" || e.req.method == "server/discover") {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(caps, &m) == nil {
+			c.serverCaps = m
+			var ext map[string]json.RawMessage
+			if json.Unmarshal(m["extensions"], &ext) == nil {
+				if _, ok := ext[tasksExtension]; ok {
+					o.tasks = true
+				}
+			}
+		}
+	}
+	if e.req.method == "initialize" && e.m.ID.Key() == c.initID {
+		c.initFailed = !e.m.HasResult
+		var pv string
+		if json.Unmarshal(res["protocolVersion"], &pv) == nil && catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() {
+			c.legacy, c.era = catalog.Revision(pv), catalog.Revision(pv)
+		}
+	}
+	if e.req.token != "" {
+		if p := c.progress[e.req.token]; p != nil && p.req == e.req && !e.req.task && !isTaskCreation(res) {
+			p.answered = true
+		}
+	}
+}
+
+func isTaskCreation(res map[string]json.RawMessage) bool {
+	if string(res["resultType"]) == `"task"` {
+		return true
+	}
+	_, task := res["task"]
+	_, content := res["content"]
+	return task && !content
+}
+
+// violate keeps the first violation of rule id in the event's revision.
+func (e *event) violate(id string, soft bool, format string, args ...any) {
+	o := e.o
+	req, ok := catalog.Get(id)
+	if !ok {
+		return
+	}
+	if e.rev != "" && !req.AppliesTo(e.rev, e.c.transport) {
+		return
+	}
+	if e.rev == "" && !req.AppliesToTransport(e.c.transport) {
+		return
+	}
+	k := vkey{id, e.rev, soft}
+	if v := o.first[k]; v != nil {
+		v.Count++
+		return
+	}
+	check := o.check
+	var frames []wire.Frame
+	if e.req != nil {
+		check = e.req.check
+		frames = append(frames, e.req.frame)
+	}
+	frames = append(frames, keep(e.f, keepOffending))
+	o.first[k] = &Violation{Requirement: id, Revision: e.rev, Transport: e.c.transport, Soft: soft, Check: check,
+		Message: fmt.Sprintf(format, args...), Frames: frames, Count: 1}
+	o.order = append(o.order, k)
+}
+
+// keep copies f with its payload cut at n bytes.
+func keep(f wire.Frame, n int) wire.Frame {
+	raw := f.Raw
+	if len(raw) > n {
+		raw = raw[:n]
+		f.Truncated = true
+	}
+	f.Raw = append([]byte(nil), raw...)
+	if f.HTTP != nil {
+		h := *f.HTTP
+		f.HTTP = &h
+	}
+	return f
+}
+
+func canonical(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}
