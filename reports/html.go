@@ -67,11 +67,7 @@ func htmlPageAssets() htmlAssets {
 // WriteHTML writes report.html into dir.
 func WriteHTML(dir string, r *Report) (string, error) {
 	path := filepath.Join(dir, "report.html")
-	var buf bytes.Buffer
-	if err := RenderHTML(&buf, r); err != nil {
-		return "", err
-	}
-	return path, writeFile(path, buf.Bytes())
+	return path, writeFileWith(path, func(w io.Writer) error { return htmlReportTmpl.Execute(w, buildHTMLReport(r)) })
 }
 
 // RenderHTML writes the report as one self-contained HTML page.

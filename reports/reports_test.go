@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -145,6 +146,24 @@ func TestJUnitReadByARealConsumer(t *testing.T) {
 		}
 		if tc := suites[0].Tests[1]; tc.Status != junit.StatusFailed || tc.Classname != "mcpconform.lifecycle" || !strings.HasPrefix(tc.Name, "LIFE-002 MUST") {
 			t.Errorf("test as read: %+v", tc)
+		}
+	}
+}
+
+// TestEncodeJSONMatchesMarshalIndent: report.json, written one result at a
+// time, is byte for byte what json.MarshalIndent writes.
+func TestEncodeJSONMatchesMarshalIndent(t *testing.T) {
+	for _, r := range []*Report{htmlHostileReport(false, false), htmlHostileReport(true, true), {SchemaVersion: SchemaVersion}, {Results: []Result{}}} {
+		want, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := EncodeJSON(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Errorf("EncodeJSON differs from MarshalIndent:\n%s\nwant\n%s", got.String(), want)
 		}
 	}
 }

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -162,10 +164,14 @@ func redactHeaderValue(v string) string {
 
 // Recorder keeps every frame of a run, in order, with secrets redacted.
 // It bounds its memory: once MaxBytes of payload are retained, later frames
-// keep only their first KeepOnOverflow bytes.
+// keep only their first KeepOnOverflow bytes. A large payload (at least
+// packMin bytes) that compresses to half or less is kept compressed and
+// restored by Since, so a run's few multi-megabyte messages (the harness's
+// oversized requests, large resources) cost little memory.
 type Recorder struct {
 	mu       sync.Mutex
 	frames   []Frame
+	packed   map[int64][]byte // by Seq: the deflated payload of a frame stored with Raw nil
 	seq      int64
 	bytes    int64
 	dropped  int64
@@ -204,6 +210,10 @@ func (rec *Recorder) Record(f Frame) Frame {
 		f.HTTP = &h
 	}
 	f.Note = rec.redactor.String(f.Note)
+	var packed []byte
+	if len(raw) >= packMin {
+		packed = pack(raw)
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	rec.seq++
@@ -214,14 +224,49 @@ func (rec *Recorder) Record(f Frame) Frame {
 		return orig
 	}
 	stored := f
-	if rec.MaxBytes > 0 && rec.bytes+int64(len(raw)) > rec.MaxBytes && len(raw) > rec.KeepOnOverflow {
-		raw = raw[:rec.KeepOnOverflow]
+	size := len(raw)
+	if packed != nil {
+		size = len(packed)
+	}
+	if rec.MaxBytes > 0 && rec.bytes+int64(size) > rec.MaxBytes && len(raw) > rec.KeepOnOverflow {
+		raw, packed, size = raw[:rec.KeepOnOverflow], nil, rec.KeepOnOverflow
 		stored.Truncated = true
 	}
-	stored.Raw = append([]byte(nil), raw...)
-	rec.bytes += int64(len(stored.Raw))
+	if packed != nil {
+		if rec.packed == nil {
+			rec.packed = map[int64][]byte{}
+		}
+		rec.packed[stored.Seq] = packed
+		stored.Raw = nil
+	} else {
+		stored.Raw = append([]byte(nil), raw...)
+	}
+	rec.bytes += int64(size)
 	rec.frames = append(rec.frames, stored)
 	return orig
+}
+
+// packMin is the payload size from which the recorder tries compression.
+const packMin = 64 << 10
+
+// pack deflates b; it returns nil unless that at least halves it.
+func pack(b []byte) []byte {
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestSpeed)
+	if _, err := w.Write(b); err != nil || w.Close() != nil || buf.Len() > len(b)/2 {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// unpack restores a payload pack compressed, or its first max bytes.
+func unpack(p []byte, max int) []byte {
+	var r io.Reader = flate.NewReader(bytes.NewReader(p))
+	if max > 0 {
+		r = io.LimitReader(r, int64(max))
+	}
+	b, _ := io.ReadAll(r)
+	return b
 }
 
 // Dropped returns how many frames were not kept because MaxFrames was reached.
@@ -249,11 +294,17 @@ func (rec *Recorder) Seq() int64 {
 // Since returns copies of the frames with Seq > after (at most limit, the
 // latest ones, when limit > 0).
 func (rec *Recorder) Since(after int64, limit int) []Frame {
+	return rec.Clipped(after, limit, 0)
+}
+
+// Clipped is Since with each payload cut to at most maxRaw bytes (0: no
+// cut) without marking it Truncated: what a report keeps of a transcript,
+// sharing the recorder's payloads instead of copying them.
+func (rec *Recorder) Clipped(after int64, limit, maxRaw int) []Frame {
 	if rec == nil {
 		return nil
 	}
 	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	// frames are sorted by Seq; find the first with Seq > after.
 	lo, hi := 0, len(rec.frames)
 	for lo < hi {
@@ -268,5 +319,22 @@ func (rec *Recorder) Since(after int64, limit int) []Frame {
 	if limit > 0 && len(fs) > limit {
 		fs = fs[len(fs)-limit:]
 	}
-	return append([]Frame(nil), fs...)
+	out := append([]Frame(nil), fs...)
+	var packed map[int][]byte // index in out → compressed payload
+	for i := range out {
+		if maxRaw > 0 && len(out[i].Raw) > maxRaw {
+			out[i].Raw = out[i].Raw[:maxRaw:maxRaw]
+		}
+		if p, ok := rec.packed[out[i].Seq]; ok && out[i].Raw == nil {
+			if packed == nil {
+				packed = map[int][]byte{}
+			}
+			packed[i] = p
+		}
+	}
+	rec.mu.Unlock()
+	for i, p := range packed { // stored payloads are never modified: no lock needed
+		out[i].Raw = unpack(p, maxRaw)
+	}
+	return out
 }
