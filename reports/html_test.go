@@ -190,14 +190,26 @@ func htmlAllText(t *testing.T, page string) string {
 	t.Helper()
 	d := htmlPageData(t, page)
 	parts := []string{htmlTextOf(page)}
-	parts = append(parts, d.Bodies...)
+	parts = append(parts, d.Strings...)
 	for _, f := range d.Frames {
-		parts = append(parts, f.HTTP, f.What, f.Note)
-		for _, h := range f.Headers {
-			parts = append(parts, h[0], h[1])
-		}
+		parts = append(parts, htmlFrameBody(d, f), f.What, f.Note)
+	}
+	for _, h := range d.Headers {
+		parts = append(parts, h[0], h[1])
 	}
 	return strings.Join(parts, "\n")
+}
+
+// htmlFrameBody is a frame's body as the page shows it: its id put back.
+func htmlFrameBody(d *htmlTxData, f htmlTxFrame) string {
+	if f.B == 0 {
+		return ""
+	}
+	b := d.Bodies[f.B-1]
+	if f.ID != "" && f.At <= len(b) {
+		b = b[:f.At] + f.ID + b[f.At:]
+	}
+	return b
 }
 
 func TestHTMLEscapesHostileServerText(t *testing.T) {
@@ -285,8 +297,19 @@ func TestHTMLContentAndLayout(t *testing.T) {
 		t.Errorf("%d checks reference the shared transcript by range, want 2", n)
 	}
 	f := d.Frames
-	if f[0].HTTP != "POST" || f[1].HTTP != "HTTP 200 OK · SSE id "+htmlXSSImg || f[0].What != "initialize · id 1" || f[1].What != "result · id 1" || !f[2].Trunc {
+	str := func(i int) string {
+		if i == 0 {
+			return ""
+		}
+		return d.Strings[i-1]
+	}
+	if str(f[0].HTTP) != "POST" || str(f[1].HTTP) != "HTTP 200 OK · SSE id "+htmlXSSImg || f[0].What != "initialize · id 1" || f[1].What != "result · id 1" || !f[2].Trunc || str(f[0].Conn) != "http#1" {
 		t.Errorf("transcript entries: %+v", f)
+	}
+	for i, e := range r.Results[0].Transcript {
+		if got := htmlFrameBody(d, f[i]); got != e.Body {
+			t.Errorf("frame %d body %q, want %q", i, got, e.Body)
+		}
 	}
 	if f[0].T == nil || f[1].T == nil || *f[1].T-*f[0].T != 3000 {
 		t.Errorf("entry times not kept to the µs")
@@ -453,17 +476,18 @@ func TestHTMLShowsBaseline(t *testing.T) {
 }
 
 func TestHTMLTranscriptDataClipsAndShares(t *testing.T) {
-	big := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("é", 300<<10) + `"}}` // 600 KB, 2-byte runes
 	var rs []Result
 	for i := range 3 {
-		body := strings.Replace(big, `"id":1`, fmt.Sprintf(`"id":%d`, i+1), 1)
+		// 600 KB of 2-byte runes, a different text each
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"text":"%d%s"}}`, i+1, i, strings.Repeat("é", 300<<10))
 		rs = append(rs, Result{Requirement: fmt.Sprintf("RPC-00%d", i+1), Verdict: "PASS", Transcript: []Exchange{
-			{Seq: int64(2*i + 1), Direction: "send", Kind: "message", Body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+			{Seq: int64(2*i + 1), Direction: "send", Kind: "message", Body: fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1)},
 			{Seq: int64(2*i + 2), Direction: "recv", Kind: "message", Body: body}}})
 	}
 	// a check whose transcript is not contiguous in the frame table
 	rs = append(rs, Result{Requirement: "RPC-009", Verdict: "PASS", Transcript: []Exchange{rs[0].Transcript[0], rs[2].Transcript[1]}})
 	d, refs := buildHTMLTx(rs)
+	// three requests differing only in seq and id: one body
 	if len(d.Frames) != 6 || len(d.Bodies) != 4 {
 		t.Fatalf("%d frames, %d bodies; want 6 and 4", len(d.Frames), len(d.Bodies))
 	}
@@ -477,8 +501,8 @@ func TestHTMLTranscriptDataClipsAndShares(t *testing.T) {
 	if d.Clip == 0 || total > htmlBodyBudget {
 		t.Errorf("bodies not clipped to the budget: clip %d, %d bytes", d.Clip, total)
 	}
-	if f := d.Frames[1]; f.Z != len(rs[0].Transcript[1].Body) || len(d.Bodies[f.B-1]) > d.Clip {
-		t.Errorf("a clipped body does not carry its full size: %+v", f)
+	if f := d.Frames[1]; f.Z != len(rs[0].Transcript[1].Body) || len(d.Bodies[f.B-1]) > d.Clip || !strings.HasPrefix(rs[0].Transcript[1].Body, htmlFrameBody(d, f)) {
+		t.Errorf("a clipped body does not carry its full size or is not the body's start: %+v", f)
 	}
 	if d.Frames[0].Z != 0 {
 		t.Errorf("a short body is marked clipped")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -18,7 +19,9 @@ import (
 //   - every frame is stored once, whatever number of checks show it (a
 //     check's transcript is a range of the frame table, or a list of indices
 //     when its frames are not contiguous there);
-//   - every distinct body is stored once;
+//   - every distinct body is stored once, its JSON-RPC id cut out (bodies
+//     that differ only in their id are one body);
+//   - connection names, HTTP summaries and header pairs are tables;
 //   - bodies are clipped so that all of them together stay within
 //     htmlBodyBudget: a clipped body shows its full size, and the full body
 //     (up to MaxBodyInReport) is in report.json under the same seq.
@@ -31,36 +34,47 @@ const (
 	htmlMinClip    = 1 << 10
 )
 
-// htmlTxData is the page's transcript data block.
+// htmlTxData is the page's transcript data block. Names are short and
+// repeated strings are tables: the block holds every frame of the run.
 type htmlTxData struct {
 	// T0 is the Unix time in ms that frame times count from.
 	T0 int64 `json:"t0"`
 	// Clip is the clip length of bodies in bytes (0: none clipped).
-	Clip   int           `json:"clip"`
-	Bodies []string      `json:"b"`
-	Frames []htmlTxFrame `json:"f"`
+	Clip int `json:"clip"`
+	// Bodies are the distinct bodies with their JSON-RPC id cut out (a
+	// frame puts it back at its offset), clipped to Clip bytes.
+	Bodies []string `json:"b"`
+	// Strings holds connection names and HTTP summaries; Headers the
+	// distinct header name/value pairs.
+	Strings []string      `json:"s"`
+	Headers [][2]string   `json:"h"`
+	Frames  []htmlTxFrame `json:"f"`
 }
 
-// htmlTxFrame is one transcript entry in the page's data block. Names are
-// short: the table holds every frame of the run.
+// htmlTxFrame is one transcript entry in the page's data block.
 type htmlTxFrame struct {
 	Seq int64 `json:"s"`
 	// T is µs after T0; nil when the entry has no time.
-	T    *int64 `json:"t,omitempty"`
-	Conn string `json:"c,omitempty"`
+	T *int64 `json:"t,omitempty"`
+	// Conn and HTTP index Strings plus one (0: none).
+	Conn int    `json:"c,omitempty"`
 	Dir  string `json:"d,omitempty"`
 	Kind string `json:"k,omitempty"` // omitted for "message"
-	// B is the body's index in Bodies plus one (0: no body); Z its full size
-	// in bytes when it was clipped.
-	B        int         `json:"b,omitempty"`
-	Z        int         `json:"z,omitempty"`
-	Enc      string      `json:"e,omitempty"`
-	Trunc    bool        `json:"tr,omitempty"`
-	Exchange int64       `json:"x,omitempty"`
-	HTTP     string      `json:"h,omitempty"`
-	What     string      `json:"w,omitempty"`
-	Note     string      `json:"n,omitempty"`
-	Headers  [][2]string `json:"hd,omitempty"`
+	// B is the body's index in Bodies plus one (0: no body); ID the id
+	// text cut out of it at byte offset At; Z the body's full size in bytes
+	// when it was clipped.
+	B        int    `json:"b,omitempty"`
+	ID       string `json:"i,omitempty"`
+	At       int    `json:"o,omitempty"`
+	Z        int    `json:"z,omitempty"`
+	Enc      string `json:"e,omitempty"`
+	Trunc    bool   `json:"tr,omitempty"`
+	Exchange int64  `json:"x,omitempty"`
+	HTTP     int    `json:"h,omitempty"`
+	What     string `json:"w,omitempty"`
+	Note     string `json:"n,omitempty"`
+	// Headers index the Headers table.
+	Headers []int `json:"hd,omitempty"`
 }
 
 // htmlTxRef is how a check names its transcript: N entries and the data-tx
@@ -78,6 +92,38 @@ type htmlFrameKey struct {
 	Conn, Dir, Kind, Body string
 	Note                  string
 	Exchange              int64
+}
+
+// htmlIDRe finds a JSON-RPC id member: bodies that differ only in it are
+// stored once.
+var htmlIDRe = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,20}|"[^"\\]{0,64}"|null)`)
+
+// htmlSplitID cuts the first id value out of body: the template, the id
+// text and its offset (ok false: no id).
+func htmlSplitID(body string) (tpl, id string, at int, ok bool) {
+	m := htmlIDRe.FindStringSubmatchIndex(body)
+	if m == nil {
+		return body, "", 0, false
+	}
+	return body[:m[2]] + body[m[3]:], body[m[2]:m[3]], m[2], true
+}
+
+// htmlInterner numbers distinct values from 1 (0 stays "none").
+type htmlInterner[K comparable] struct {
+	idx  map[K]int
+	vals []K
+}
+
+func (in *htmlInterner[K]) add(v K) int {
+	if i, ok := in.idx[v]; ok {
+		return i
+	}
+	if in.idx == nil {
+		in.idx = map[K]int{}
+	}
+	in.vals = append(in.vals, v)
+	in.idx[v] = len(in.vals)
+	return len(in.vals)
 }
 
 // buildHTMLTx builds the data block and each result's reference into it.
@@ -103,7 +149,7 @@ func buildHTMLTx(rs []Result) (*htmlTxData, []htmlTxRef) {
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].e.Seq < all[j].e.Seq })
-	d := &htmlTxData{Bodies: []string{}, Frames: make([]htmlTxFrame, len(all))}
+	d := &htmlTxData{Bodies: []string{}, Strings: []string{}, Headers: [][2]string{}, Frames: make([]htmlTxFrame, len(all))}
 	var t0 time.Time
 	for i, s := range all {
 		s.idx = i
@@ -115,24 +161,14 @@ func buildHTMLTx(rs []Result) (*htmlTxData, []htmlTxRef) {
 		d.T0 = t0.UnixMilli()
 		t0 = time.UnixMilli(d.T0)
 	}
-	// distinct bodies, then the clip length that fits the budget
-	bodyIdx := map[string]int{}
-	var full []string
-	for _, s := range all {
-		if b := s.e.Body; b != "" {
-			if _, ok := bodyIdx[b]; !ok {
-				bodyIdx[b] = len(full)
-				full = append(full, b)
-			}
-		}
-	}
-	d.Clip = htmlClipLength(full, htmlBodyBudget)
-	for _, b := range full {
-		d.Bodies = append(d.Bodies, htmlClipBytes(b, d.Clip))
-	}
+	var bodies, strs htmlInterner[string]
+	var pairs htmlInterner[[2]string]
 	for i, s := range all {
 		e := s.e
-		f := htmlTxFrame{Seq: e.Seq, Conn: e.Conn, Dir: e.Direction, Enc: e.Encoding, Trunc: e.Truncated, Exchange: e.Exchange, Note: e.Note}
+		f := htmlTxFrame{Seq: e.Seq, Dir: e.Direction, Enc: e.Encoding, Trunc: e.Truncated, Exchange: e.Exchange, Note: e.Note}
+		if e.Conn != "" {
+			f.Conn = strs.add(e.Conn)
+		}
 		if e.Kind != "message" {
 			f.Kind = e.Kind
 		}
@@ -141,17 +177,36 @@ func buildHTMLTx(rs []Result) (*htmlTxData, []htmlTxRef) {
 			f.T = &us
 		}
 		if e.Body != "" {
-			bi := bodyIdx[e.Body]
-			f.B = bi + 1
-			if len(d.Bodies[bi]) < len(e.Body) {
-				f.Z = len(e.Body)
+			tpl, id, at, ok := htmlSplitID(e.Body)
+			if ok {
+				f.ID, f.At = id, at
 			}
+			f.B = bodies.add(tpl)
 			if t := strings.TrimSpace(e.Body); t != "" && (t[0] == '{' || t[0] == '[') {
 				f.What = htmlMessageGist(e.Body)
 			}
 		}
-		f.HTTP, f.Headers = htmlHTTPSummary(e)
+		summary, headers := htmlHTTPSummary(e)
+		if summary != "" {
+			f.HTTP = strs.add(summary)
+		}
+		for _, h := range headers {
+			f.Headers = append(f.Headers, pairs.add(h)-1)
+		}
 		d.Frames[i] = f
+	}
+	d.Strings = append(d.Strings, strs.vals...)
+	d.Headers = append(d.Headers, pairs.vals...)
+	// the clip length that fits the budget, then the clipped bodies
+	d.Clip = htmlClipLength(bodies.vals, htmlBodyBudget)
+	for _, b := range bodies.vals {
+		d.Bodies = append(d.Bodies, htmlClipBytes(b, d.Clip))
+	}
+	for i := range d.Frames {
+		f := &d.Frames[i]
+		if f.B > 0 && len(d.Bodies[f.B-1]) < len(bodies.vals[f.B-1]) {
+			f.Z = len(bodies.vals[f.B-1]) + len(f.ID)
+		}
 	}
 	refs := make([]htmlTxRef, len(rs))
 	for i, ss := range perResult {

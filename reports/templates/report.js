@@ -171,14 +171,17 @@
       }
     }
     meta.appendChild(node("br"));
-    meta.appendChild(doc.createTextNode((f.c || "") + " #" + f.s + (f.x ? " · exchange " + f.x : "")));
-    if (f.h) { meta.appendChild(node("br")); meta.appendChild(node("span", "http", f.h)); }
+    var strs = d.s || [];
+    meta.appendChild(doc.createTextNode((f.c ? strs[f.c - 1] : "") + " #" + f.s + (f.x ? " · exchange " + f.x : "")));
+    if (f.h) { meta.appendChild(node("br")); meta.appendChild(node("span", "http", strs[f.h - 1])); }
     if (f.w) { meta.appendChild(node("br")); meta.appendChild(node("span", "what", f.w)); }
     var noteText = "";
     if (kind === "note" || kind === "closed") noteText = f.n || kind;
     if (noteText) main.appendChild(node("div", "text", "[" + noteText + "]"));
     var body = f.b ? d.b[f.b - 1] : "";
-    if (typeof body === "string" && body !== "") main.appendChild(code(body, !!f.z));
+    if (typeof body !== "string") body = "";
+    if (f.i !== undefined && (f.o || 0) <= body.length) body = body.slice(0, f.o || 0) + f.i + body.slice(f.o || 0);
+    if (body !== "") main.appendChild(code(body, !!f.z));
     else if (!noteText) main.appendChild(node("span", "muted small", "(empty body)"));
     var flags = [];
     if (kind !== "message" && kind !== "note" && kind !== "closed") flags.push(kind);
@@ -189,7 +192,11 @@
     if (f.hd && f.hd.length) {
       var det = node("details", "hdrs"), dl = node("dl", "kv small mono");
       det.appendChild(node("summary", "", f.hd.length + " headers"));
-      f.hd.forEach(function (h) { dl.appendChild(node("dt", "", h[0])); dl.appendChild(node("dd", "", h[1])); });
+      f.hd.forEach(function (i) {
+        var h = (d.h || [])[i] || ["", ""];
+        dl.appendChild(node("dt", "", h[0]));
+        dl.appendChild(node("dd", "", h[1]));
+      });
       det.appendChild(dl);
       main.appendChild(det);
     }
