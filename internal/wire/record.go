@@ -171,7 +171,7 @@ func redactHeaderValue(v string) string {
 type Recorder struct {
 	mu       sync.Mutex
 	frames   []Frame
-	packed   map[int64][]byte // by Seq: the deflated payload of a frame stored with Raw nil
+	packed   map[int64]packedRaw // by Seq: the payload of a frame stored with Raw nil
 	seq      int64
 	bytes    int64
 	dropped  int64
@@ -211,7 +211,8 @@ func (rec *Recorder) Record(f Frame) Frame {
 	}
 	f.Note = rec.redactor.String(f.Note)
 	var packed []byte
-	if len(raw) >= packMin {
+	rawLen := len(raw)
+	if rawLen >= packMin {
 		packed = pack(raw)
 	}
 	rec.mu.Lock()
@@ -234,9 +235,9 @@ func (rec *Recorder) Record(f Frame) Frame {
 	}
 	if packed != nil {
 		if rec.packed == nil {
-			rec.packed = map[int64][]byte{}
+			rec.packed = map[int64]packedRaw{}
 		}
-		rec.packed[stored.Seq] = packed
+		rec.packed[stored.Seq] = packedRaw{packed, rawLen}
 		stored.Raw = nil
 	} else {
 		stored.Raw = append([]byte(nil), raw...)
@@ -249,6 +250,12 @@ func (rec *Recorder) Record(f Frame) Frame {
 // packMin is the payload size from which the recorder tries compression.
 const packMin = 64 << 10
 
+// packedRaw is a deflated payload and its length.
+type packedRaw struct {
+	data []byte
+	n    int
+}
+
 // pack deflates b; it returns nil unless that at least halves it.
 func pack(b []byte) []byte {
 	var buf bytes.Buffer
@@ -259,14 +266,16 @@ func pack(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// unpack restores a payload pack compressed, or its first max bytes.
-func unpack(p []byte, max int) []byte {
-	var r io.Reader = flate.NewReader(bytes.NewReader(p))
+// unpack restores a payload pack compressed, or its first max bytes, in
+// one allocation of the size it needs.
+func unpack(p packedRaw, max int) []byte {
+	n := p.n
 	if max > 0 {
-		r = io.LimitReader(r, int64(max))
+		n = min(n, max)
 	}
-	b, _ := io.ReadAll(r)
-	return b
+	b := make([]byte, n)
+	k, _ := io.ReadFull(flate.NewReader(bytes.NewReader(p.data)), b)
+	return b[:k]
 }
 
 // Dropped returns how many frames were not kept because MaxFrames was reached.
@@ -320,14 +329,14 @@ func (rec *Recorder) Clipped(after int64, limit, maxRaw int) []Frame {
 		fs = fs[len(fs)-limit:]
 	}
 	out := append([]Frame(nil), fs...)
-	var packed map[int][]byte // index in out → compressed payload
+	var packed map[int]packedRaw // index in out → compressed payload
 	for i := range out {
 		if maxRaw > 0 && len(out[i].Raw) > maxRaw {
 			out[i].Raw = out[i].Raw[:maxRaw:maxRaw]
 		}
 		if p, ok := rec.packed[out[i].Seq]; ok && out[i].Raw == nil {
 			if packed == nil {
-				packed = map[int][]byte{}
+				packed = map[int]packedRaw{}
 			}
 			packed[i] = p
 		}
