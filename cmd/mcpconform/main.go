@@ -42,7 +42,8 @@ const (
 	exitTerminated  = 143
 )
 
-// runMemoryLimit is the soft memory limit of `mcpconform run` unless
+// runMemoryLimit is the ceiling of the soft memory limit of `mcpconform run`
+// (it follows the live heap below it: memory.go) unless
 // GOMEMLIMIT says otherwise.
 const runMemoryLimit = 384 << 20
 
