@@ -306,10 +306,23 @@ func (rec *Recorder) Since(after int64, limit int) []Frame {
 	return rec.Clipped(after, limit, 0)
 }
 
+// OnConn returns copies of the frames of connection conn with Seq > after:
+// Since filtered by connection, without restoring the payloads of the
+// other connections' frames.
+func (rec *Recorder) OnConn(after int64, conn string) []Frame {
+	return rec.collect(after, 0, 0, conn)
+}
+
 // Clipped is Since with each payload cut to at most maxRaw bytes (0: no
 // cut) without marking it Truncated: what a report keeps of a transcript,
 // sharing the recorder's payloads instead of copying them.
 func (rec *Recorder) Clipped(after int64, limit, maxRaw int) []Frame {
+	return rec.collect(after, limit, maxRaw, "")
+}
+
+// collect is Since, Clipped and OnConn: the frames with Seq > after (on conn
+// unless it is ""), the latest limit of them, payloads cut at maxRaw.
+func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string) []Frame {
 	if rec == nil {
 		return nil
 	}
@@ -328,7 +341,16 @@ func (rec *Recorder) Clipped(after int64, limit, maxRaw int) []Frame {
 	if limit > 0 && len(fs) > limit {
 		fs = fs[len(fs)-limit:]
 	}
-	out := append([]Frame(nil), fs...)
+	var out []Frame
+	if conn == "" {
+		out = append(out, fs...)
+	} else {
+		for _, f := range fs {
+			if f.Conn == conn {
+				out = append(out, f)
+			}
+		}
+	}
 	var packed map[int]packedRaw // index in out → compressed payload
 	for i := range out {
 		if maxRaw > 0 && len(out[i].Raw) > maxRaw {

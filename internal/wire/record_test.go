@@ -81,3 +81,20 @@ func TestRecorderClipped(t *testing.T) {
 		t.Errorf("clipping changed the stored payloads")
 	}
 }
+
+func TestRecorderOnConn(t *testing.T) {
+	rec := NewRecorder(nil)
+	big := []byte(strings.Repeat("z", 1<<20))
+	rec.Record(Frame{Conn: "a", Dir: Out, Kind: KindMessage, Raw: big})
+	rec.Record(Frame{Conn: "b", Dir: In, Kind: KindMessage, Raw: []byte("b1")})
+	rec.Record(Frame{Conn: "a", Dir: In, Kind: KindMessage, Raw: []byte("a2")})
+	if fs := rec.OnConn(0, "b"); len(fs) != 1 || string(fs[0].Raw) != "b1" {
+		t.Errorf("OnConn b: %d frames", len(fs))
+	}
+	if fs := rec.OnConn(0, "a"); len(fs) != 2 || !bytes.Equal(fs[0].Raw, big) || string(fs[1].Raw) != "a2" {
+		t.Errorf("OnConn a: %d frames", len(fs))
+	}
+	if fs := rec.OnConn(1, "a"); len(fs) != 1 || fs[0].Seq != 3 {
+		t.Errorf("OnConn after 1: %d frames", len(fs))
+	}
+}
