@@ -36,7 +36,8 @@ demo-http:
 # exchange over stdio and HTTP beside a bare request loop against the same
 # server); then, one iteration each (they take seconds): the full
 # suite against the reference fixture over stdio and HTTP (wall time, peak
-# memory, checks, ms/check), walking a 1,000- and a 10,000-item catalog page
+# memory, checks, ms/check), the report sizes (report.html, report.json,
+# junit.xml) and peak RSS of a full run with every report, walking a 1,000- and a 10,000-item catalog page
 # by page through the session layer (ns/item stays flat: linear growth), and
 # building the 10,000-item fixture catalog.
 SLOW_BENCH_PKGS = ./cmd/mcpconform ./fixtures
