@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -69,11 +67,7 @@ func htmlPageAssets() htmlAssets {
 // WriteHTML writes report.html into dir.
 func WriteHTML(dir string, r *Report) (string, error) {
 	path := filepath.Join(dir, "report.html")
-	var buf bytes.Buffer
-	if err := RenderHTML(&buf, r); err != nil {
-		return "", err
-	}
-	return path, writeFile(path, buf.Bytes())
+	return path, writeFileWith(path, func(w io.Writer) error { return htmlReportTmpl.Execute(w, buildHTMLReport(r)) })
 }
 
 // RenderHTML writes the report as one self-contained HTML page.
@@ -144,19 +138,6 @@ type htmlNote struct {
 	Obs  bool
 }
 
-type htmlHeader struct{ Name, Value string }
-
-type htmlEntry struct {
-	Class, Arrow, Time, Delta, Conn string
-	Seq, Exchange                   int64
-	HTTP                            string
-	What                            string // method / result / error and id, for scanning
-	NoteText                        string
-	Body                            htmlCode
-	Flags                           []string
-	Headers                         []htmlHeader
-}
-
 type htmlCheck struct {
 	R                      *Result
 	Anchor                 string
@@ -166,7 +147,8 @@ type htmlCheck struct {
 	Duration, DurationLong string
 	Expected, Actual       htmlCode
 	Notes                  []htmlNote
-	Transcript             []htmlEntry
+	// Tx names the check's transcript in the page's data block.
+	Tx htmlTxRef
 }
 
 type htmlArea struct {
@@ -214,6 +196,8 @@ type htmlReport struct {
 	// PolicyNA the NA results it caused.
 	CallPolicy, ConfigFile string
 	PolicyNA               int
+	// Tx is the transcript data block: every frame and body once.
+	Tx *htmlTxData
 }
 
 const htmlHeaderClip = 120
@@ -272,10 +256,12 @@ func buildHTMLReport(r *Report) *htmlReport {
 	}
 
 	anchors := Anchors(r.Results)
+	var txRefs []htmlTxRef
+	v.Tx, txRefs = buildHTMLTx(r.Results)
 	byArea := map[string][]htmlCheck{}
 	for i := range r.Results {
 		res := &r.Results[i]
-		cv := buildHTMLCheck(res, anchors[i])
+		cv := buildHTMLCheck(res, anchors[i], txRefs[i])
 		byArea[res.Area] = append(byArea[res.Area], cv)
 		if htmlProblem(res.Verdict) {
 			v.Problems = append(v.Problems, htmlProblemRow{Anchor: cv.Anchor, Verdict: res.Verdict, Requirement: res.Requirement,
@@ -349,9 +335,9 @@ func htmlSeverity(v string) int {
 	return 3
 }
 
-func buildHTMLCheck(res *Result, anchor string) htmlCheck {
+func buildHTMLCheck(res *Result, anchor string, tx htmlTxRef) htmlCheck {
 	cv := htmlCheck{
-		R: res, Anchor: anchor, Open: htmlProblem(res.Verdict),
+		R: res, Anchor: anchor, Open: htmlProblem(res.Verdict), Tx: tx,
 		Source:       strings.ReplaceAll(res.Source, "<rev>", res.Revision),
 		Duration:     htmlMs(res.DurationMs),
 		DurationLong: "took " + htmlMs(res.DurationMs),
@@ -366,149 +352,7 @@ func buildHTMLCheck(res *Result, anchor string) htmlCheck {
 	for _, n := range res.Notes {
 		cv.Notes = append(cv.Notes, htmlNote{Text: n, Obs: strings.HasPrefix(n, "note:")})
 	}
-	var first time.Time
-	for i, e := range res.Transcript {
-		if i == 0 {
-			first = e.Time
-		}
-		cv.Transcript = append(cv.Transcript, buildHTMLEntry(e, first))
-	}
 	return cv
-}
-
-func buildHTMLEntry(e Exchange, first time.Time) htmlEntry {
-	ev := htmlEntry{Conn: e.Conn, Seq: e.Seq, Exchange: e.Exchange, Time: e.Time.UTC().Format("15:04:05.000")}
-	if d := e.Time.Sub(first); !first.IsZero() && d >= 0 {
-		ev.Delta = "+" + htmlMs(float64(d.Microseconds())/1000)
-	}
-	switch e.Direction {
-	case "send":
-		ev.Arrow, ev.Class = "→ sent", "send"
-	case "recv":
-		ev.Arrow, ev.Class = "← received", "recv"
-	default:
-		ev.Arrow, ev.Class = e.Direction, "other"
-	}
-	if e.Kind == "note" {
-		ev.Arrow = "• note"
-	}
-	if e.Kind == "closed" {
-		ev.Arrow += " (closed)"
-	}
-	if e.Kind == "note" || e.Kind == "closed" {
-		ev.Class += " " + e.Kind
-		ev.NoteText = e.Note
-		if ev.NoteText == "" {
-			ev.NoteText = e.Kind
-		}
-	}
-	if e.Body != "" {
-		ev.Body = codeOf(e.Body)
-		if ev.Body.JSON {
-			ev.What = htmlMessageGist(e.Body)
-		}
-	}
-	if e.Kind != "" && e.Kind != "message" && e.Kind != "note" && e.Kind != "closed" {
-		ev.Flags = append(ev.Flags, e.Kind)
-	}
-	if e.Truncated {
-		ev.Flags = append(ev.Flags, "truncated")
-	}
-	if e.Encoding != "" {
-		ev.Flags = append(ev.Flags, "encoding: "+e.Encoding)
-	}
-	if h := e.HTTP; h != nil {
-		var parts []string
-		if h.Method != "" {
-			parts = append(parts, h.Method)
-		}
-		if h.Status != 0 {
-			parts = append(parts, fmt.Sprintf("HTTP %d %s", h.Status, http.StatusText(h.Status)))
-		}
-		if h.SSE {
-			sse := "SSE"
-			if h.Event != "" {
-				sse += " event " + h.Event
-			}
-			if h.EventID != "" {
-				sse += " id " + h.EventID
-			}
-			parts = append(parts, sse)
-		}
-		ev.HTTP = strings.Join(parts, " · ")
-		if h.URL != "" {
-			ev.Headers = append(ev.Headers, htmlHeader{Name: "(url)", Value: h.URL})
-		}
-		names := make([]string, 0, len(h.Header))
-		for k := range h.Header {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			val := strings.Join(h.Header[k], ", ")
-			if htmlSecretHeader(k) {
-				val = "[REDACTED]"
-			}
-			ev.Headers = append(ev.Headers, htmlHeader{Name: k, Value: val})
-		}
-	}
-	return ev
-}
-
-// messageGist names a JSON-RPC message in a few words: its method, or
-// whether it is a result or an error (with the code), and its id as sent.
-func htmlMessageGist(body string) string {
-	var batch []json.RawMessage
-	if json.Unmarshal([]byte(body), &batch) == nil {
-		return fmt.Sprintf("batch of %d", len(batch))
-	}
-	var m struct {
-		Method *string          `json:"method"`
-		ID     json.RawMessage  `json:"id"`
-		Result json.RawMessage  `json:"result"`
-		Error  *json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal([]byte(body), &m) != nil {
-		return ""
-	}
-	var what string
-	switch {
-	case m.Method != nil:
-		what = htmlClip(*m.Method, 80)
-		if m.ID == nil {
-			what += " (notification)"
-		}
-	case m.Error != nil:
-		var e struct {
-			Code json.RawMessage `json:"code"`
-		}
-		_ = json.Unmarshal(*m.Error, &e)
-		what = "error " + htmlClip(string(e.Code), 20)
-	case m.Result != nil:
-		what = "result"
-	default:
-		return ""
-	}
-	if m.ID != nil {
-		what += " · id " + htmlClip(string(m.ID), 40)
-	}
-	return what
-}
-
-// secretHeader reports header names whose values are never rendered, even
-// though the model redacts them already.
-func htmlSecretHeader(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie":
-		return true
-	}
-	for _, s := range []string{"token", "secret", "password", "api-key", "apikey"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func htmlFilters(rs []Result) []htmlFilterGroup {

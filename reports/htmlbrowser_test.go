@@ -25,6 +25,9 @@ import (
 // and a screenshot is kept as an artefact ($MCPCONFORM_ARTEFACTS, else a
 // temporary directory).
 
+// hostileScriptPayload is the hostile fixture's serverInfo name.
+const hostileScriptPayload = `<script>document.title='pwned'</script>`
+
 func findChromium() string {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -134,12 +137,31 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 	}
 	png := filepath.Join(art, "report-hostile.png")
 
+	// A check whose transcript holds the hostile serverInfo as raw markup:
+	// opened from its fragment, its transcript renders on demand.
+	txAnchor := ""
+	anchors := Anchors(r.Results)
+	for i, res := range r.Results {
+		for _, e := range res.Transcript {
+			if e.Direction == "recv" && strings.Contains(e.Body, hostileScriptPayload) {
+				txAnchor = anchors[i] + "/transcript"
+			}
+		}
+		if txAnchor != "" {
+			break
+		}
+	}
+	if txAnchor == "" {
+		t.Fatalf("no transcript holds the raw payload %s", hostileScriptPayload)
+	}
+
 	// The three browser runs are independent: run them side by side, two
 	// at a time (three browsers at once starved each other on two cores).
 	jobs := [][]string{
 		{"--dump-dom", url + "?verdict=NA"},
 		{"--dump-dom", url + "#filter=verdict:PASS"},
 		{"--screenshot=" + png, "--window-size=1400,2000", "--hide-scrollbars", url},
+		{"--dump-dom", url + "#" + txAnchor},
 	}
 	outs := make([][]byte, len(jobs))
 	errs := make([]error, len(jobs))
@@ -175,8 +197,11 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 	if !strings.Contains(dom, `data-js="ready"`) {
 		t.Errorf("the report's own script did not run (CSP hash mismatch or script error)")
 	}
-	if n := strings.Count(dom, "<script"); n != 1 {
-		t.Errorf("%d script elements in the live DOM, want 1", n)
+	if n := strings.Count(dom, "<script"); n != 2 || !strings.Contains(dom, `<script type="application/json" id="tx-data">`) {
+		t.Errorf("%d script elements in the live DOM, want ours and the transcript data block", n)
+	}
+	if strings.Contains(dom, `data-rendered="1"`) {
+		t.Errorf("a transcript was rendered before it was opened")
 	}
 	if strings.Contains(dom, "<img") {
 		t.Errorf("an <img> element exists in the live DOM")
@@ -195,7 +220,33 @@ func TestHTMLInHeadlessChromium(t *testing.T) {
 		}
 	}
 
-	// (c) A screenshot, kept as an artefact.
+	// (c) A transcript renders on demand (opened from its fragment): its
+	// entries are built, JSON bodies pretty-printed and highlighted, and the
+	// server's <script> stays text — no title change, no new elements.
+	txDOM := string(outs[3])
+	if m := domTitleRe.FindStringSubmatch(txDOM); m == nil || html.UnescapeString(m[1]) != htmlTitle(&r) {
+		t.Errorf("document title changed after rendering a transcript (a payload ran?)")
+	}
+	if n := strings.Count(txDOM, "<script"); n != 2 {
+		t.Errorf("%d script elements after rendering a transcript, want 2", n)
+	}
+	i := strings.Index(txDOM, `id="`+html.EscapeString(txAnchor)+`"`)
+	if i < 0 {
+		t.Fatalf("transcript %s not in the DOM", txAnchor)
+	}
+	tx := txDOM[i:]
+	tx = tx[:strings.Index(tx, "</details>")+len("</details>")]
+	for _, want := range []string{`data-rendered="1"`, `<li class="send">`, `<li class="recv">`, `→ sent`, `← received`,
+		`<span class="k">"jsonrpc"</span>: <span class="s">"2.0"</span>`, html.EscapeString(hostileScriptPayload)} {
+		if !strings.Contains(tx, strings.ReplaceAll(want, "&#39;", "'")) {
+			t.Errorf("rendered transcript %s lacks %s:\n%.3000s", txAnchor, want, tx)
+		}
+	}
+	if strings.Contains(tx, "<script") || strings.Contains(tx, "<img") || strings.Contains(tx, "nojs") {
+		t.Errorf("rendered transcript holds markup from the server or was not rendered:\n%.3000s", tx)
+	}
+
+	// (d) A screenshot, kept as an artefact.
 	if b, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) || len(b) < 10000 {
 		t.Errorf("screenshot %s: %d bytes, %v", png, len(b), err)
 	}

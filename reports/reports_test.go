@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -164,5 +165,23 @@ func TestSummaryLeavesOutOtherRevisions(t *testing.T) {
 	}
 	if s := Summarize(append(rs, Result{Verdict: "NA", Message: "no tools"}, Result{Verdict: "NA", Message: "no prompts"}), false); !s.Hollow {
 		t.Fatalf("3 of 5 applicable checks NA: want hollow, got %+v", s)
+	}
+}
+
+// TestEncodeJSONMatchesMarshalIndent: report.json, written one result at a
+// time, is byte for byte what json.MarshalIndent writes.
+func TestEncodeJSONMatchesMarshalIndent(t *testing.T) {
+	for _, r := range []*Report{htmlHostileReport(false, false), htmlHostileReport(true, true), {SchemaVersion: SchemaVersion}, {Results: []Result{}}} {
+		want, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := EncodeJSON(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Errorf("EncodeJSON differs from MarshalIndent:\n%s\nwant\n%s", got.String(), want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
@@ -17,19 +18,89 @@ import (
 // WriteJSON writes report.json into dir.
 func WriteJSON(dir string, r *Report) (string, error) {
 	path := filepath.Join(dir, "report.json")
-	b, err := json.MarshalIndent(r, "", "  ")
+	return path, writeFileWith(path, func(w io.Writer) error { return EncodeJSON(w, r) })
+}
+
+// EncodeJSON writes r as report.json does (indented by two spaces, then a
+// newline) one result at a time, so that the whole document is never held
+// in memory: the output is byte for byte json.MarshalIndent's.
+func EncodeJSON(w io.Writer, r *Report) error {
+	head := *r
+	head.Results = nil
+	b, err := json.MarshalIndent(&head, "", "  ")
 	if err != nil {
-		return "", err
+		return err
 	}
-	return path, writeFile(path, append(b, '\n'))
+	marker := []byte("\n  \"results\": null")
+	i := bytes.Index(b, marker)
+	if i < 0 || r.Results == nil {
+		if r.Results != nil {
+			if b, err = json.MarshalIndent(r, "", "  "); err != nil {
+				return err
+			}
+		}
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}
+	if _, err := w.Write(append(b[:i:i], "\n  \"results\": ["...)); err != nil {
+		return err
+	}
+	for k := range r.Results {
+		rb, err := json.MarshalIndent(&r.Results[k], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n    "
+		if k == 0 {
+			sep = "\n    "
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(rb); err != nil {
+			return err
+		}
+	}
+	if len(r.Results) > 0 {
+		if _, err := io.WriteString(w, "\n  "); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, "]"); err != nil {
+		return err
+	}
+	_, err = w.Write(append(b[i+len(marker):], '\n'))
+	return err
 }
 
 func writeFile(path string, b []byte) error {
+	return writeFileWith(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeFileWith writes path through a buffer by fn (to a temporary file
+// renamed into place once complete).
+func writeFileWith(path string, fn func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	return os.Rename(tmp, path)

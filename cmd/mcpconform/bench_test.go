@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -180,6 +182,49 @@ func BenchmarkRunMutantStdio(b *testing.B) {
 			b.ReportMetric(float64(rep.Performance.Connections), "processes")
 			b.ReportMetric(rep.Performance.LatencyP99Ms, "p99-ms")
 			reportRunMetrics(b, dir, runs)
+		})
+	}
+}
+
+// BenchmarkRunReports measures what a full run leaves and costs in memory:
+// the size of each report file (report.html, report.json, junit.xml) and
+// the CLI's peak RSS, for a full run with every report against the
+// reference fixture. Over HTTP the fixture serves from the benchmark's own
+// process, so peak-MB is the CLI's alone; over stdio the peak would include
+// the fixture processes the CLI starts (and reaps), so only sizes are given.
+func BenchmarkRunReports(b *testing.B) {
+	for _, transport := range []string{"stdio", "http"} {
+		b.Run("transport="+transport, func(b *testing.B) {
+			args := []string{"run", "--quiet", "--reports", "json,junit,html,md"}
+			if transport == "http" {
+				url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer stop()
+				args = append(args, "--url", url)
+			} else {
+				args = append(args, "--", os.Args[0], "fixture", "aftersales")
+			}
+			dir := b.TempDir()
+			var peak int64
+			for b.Loop() {
+				_, stderr, code, st := cli(b, []string{"MCPCONFORM_AS_CLI=1"}, append([]string{args[0], "--report-dir", dir}, args[1:]...)...)
+				if code != 0 {
+					b.Fatalf("exit %d: %s", code, stderr)
+				}
+				peak = max(peak, st.SysUsage().(*syscall.Rusage).Maxrss)
+			}
+			for _, f := range []struct{ name, unit string }{{"report.html", "html-KB"}, {"report.json", "json-KB"}, {"junit.xml", "junit-KB"}} {
+				fi, err := os.Stat(filepath.Join(dir, f.name))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(fi.Size())/1024, f.unit)
+			}
+			if transport == "http" {
+				b.ReportMetric(float64(peak)/1024, "peak-MB")
+			}
 		})
 	}
 }

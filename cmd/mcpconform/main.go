@@ -42,7 +42,8 @@ const (
 	exitTerminated  = 143
 )
 
-// runMemoryLimit is the soft memory limit of `mcpconform run` unless
+// runMemoryLimit is the ceiling of the soft memory limit of `mcpconform run`
+// (it follows the live heap below it: memory.go) unless
 // GOMEMLIMIT says otherwise.
 const runMemoryLimit = 384 << 20
 
@@ -326,7 +327,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		// A soft limit: the caps bound what a hostile server makes the
 		// harness keep; this keeps the garbage around it from doubling
 		// the peak (the GC works harder near the limit, never fails).
-		debug.SetMemoryLimit(runMemoryLimit)
+		defer adaptMemoryLimit()() // memory.go: follows the live heap, at most runMemoryLimit
 	}
 	if tg.Transport() == wire.Stdio {
 		// No process a server spawns outlives the run, even one that left

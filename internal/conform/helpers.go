@@ -27,7 +27,7 @@ func (t *T) Incoming(s *session.Session) []wire.Frame {
 func (t *T) AllIncoming(s *session.Session) []wire.Frame {
 	var out []wire.Frame
 	name := s.Conn().Name()
-	for _, f := range t.Env.Recorder().Since(0, 0) {
+	for _, f := range t.Env.Recorder().OnConn(0, name) {
 		if f.Conn == name && f.Dir == wire.In {
 			out = append(out, f)
 		}

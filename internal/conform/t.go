@@ -135,6 +135,11 @@ func (t *T) Check(ok bool, expected, actual string, format string, args ...any) 
 	}
 }
 
+// transcriptRawMax is how much of each payload an outcome's transcript
+// keeps: one byte past reports.MaxBodyInReport, so that the reports still
+// see, and mark, the cut.
+const transcriptRawMax = 16<<10 + 1
+
 func (t *T) finish() {
 	for _, s := range t.owned {
 		t.Env.CloseLater(s)
@@ -150,7 +155,9 @@ func (t *T) finish() {
 			}
 		}
 	}
-	t.out.Frames = t.Env.Recorder().Since(t.startSeq, 400)
+	// The reports keep a body's first 16 KiB (reports.MaxBodyInReport):
+	// the outcome shares the recorder's payloads, cut just past that.
+	t.out.Frames = t.Env.Recorder().Clipped(t.startSeq, 400, transcriptRawMax)
 	// Messages quote what the server sent: redact them like the transcript.
 	r := t.Env.Recorder().Redactor()
 	t.out.Message, t.out.Expected, t.out.Actual = r.String(t.out.Message), r.String(t.out.Expected), r.String(t.out.Actual)

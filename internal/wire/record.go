@@ -2,7 +2,9 @@ package wire
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -162,10 +164,14 @@ func redactHeaderValue(v string) string {
 
 // Recorder keeps every frame of a run, in order, with secrets redacted.
 // It bounds its memory: once MaxBytes of payload are retained, later frames
-// keep only their first KeepOnOverflow bytes.
+// keep only their first KeepOnOverflow bytes. A large payload (at least
+// packMin bytes) that compresses to half or less is kept compressed and
+// restored by Since, so a run's few multi-megabyte messages (the harness's
+// oversized requests, large resources) cost little memory.
 type Recorder struct {
 	mu       sync.Mutex
 	frames   []Frame
+	packed   map[int64]packedRaw // by Seq: the payload of a frame stored with Raw nil
 	seq      int64
 	bytes    int64
 	dropped  int64
@@ -215,6 +221,11 @@ func (rec *Recorder) Record(f Frame) Frame {
 		f.HTTP = &h
 	}
 	f.Note = rec.redactor.String(f.Note)
+	var packed []byte
+	rawLen := len(raw)
+	if rawLen >= packMin {
+		packed = pack(raw)
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	rec.seq++
@@ -230,14 +241,57 @@ func (rec *Recorder) Record(f Frame) Frame {
 		return orig
 	}
 	stored := f
-	if rec.MaxBytes > 0 && rec.bytes+int64(len(raw)) > rec.MaxBytes && len(raw) > rec.KeepOnOverflow {
-		raw = raw[:rec.KeepOnOverflow]
+	size := len(raw)
+	if packed != nil {
+		size = len(packed)
+	}
+	if rec.MaxBytes > 0 && rec.bytes+int64(size) > rec.MaxBytes && len(raw) > rec.KeepOnOverflow {
+		raw, packed, size = raw[:rec.KeepOnOverflow], nil, rec.KeepOnOverflow
 		stored.Truncated = true
 	}
-	stored.Raw = append([]byte(nil), raw...)
-	rec.bytes += int64(len(stored.Raw))
+	if packed != nil {
+		if rec.packed == nil {
+			rec.packed = map[int64]packedRaw{}
+		}
+		rec.packed[stored.Seq] = packedRaw{packed, rawLen}
+		stored.Raw = nil
+	} else {
+		stored.Raw = append([]byte(nil), raw...)
+	}
+	rec.bytes += int64(size)
 	rec.frames = append(rec.frames, stored)
 	return orig
+}
+
+// packMin is the payload size from which the recorder tries compression.
+const packMin = 64 << 10
+
+// packedRaw is a deflated payload and its length.
+type packedRaw struct {
+	data []byte
+	n    int
+}
+
+// pack deflates b; it returns nil unless that at least halves it.
+func pack(b []byte) []byte {
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestSpeed)
+	if _, err := w.Write(b); err != nil || w.Close() != nil || buf.Len() > len(b)/2 {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// unpack restores a payload pack compressed, or its first max bytes, in
+// one allocation of the size it needs.
+func unpack(p packedRaw, max int) []byte {
+	n := p.n
+	if max > 0 {
+		n = min(n, max)
+	}
+	b := make([]byte, n)
+	k, _ := io.ReadFull(flate.NewReader(bytes.NewReader(p.data)), b)
+	return b[:k]
 }
 
 // Dropped returns how many frames were not kept because MaxFrames was reached.
@@ -265,11 +319,30 @@ func (rec *Recorder) Seq() int64 {
 // Since returns copies of the frames with Seq > after (at most limit, the
 // latest ones, when limit > 0).
 func (rec *Recorder) Since(after int64, limit int) []Frame {
+	return rec.Clipped(after, limit, 0)
+}
+
+// OnConn returns copies of the frames of connection conn with Seq > after:
+// Since filtered by connection, without restoring the payloads of the
+// other connections' frames.
+func (rec *Recorder) OnConn(after int64, conn string) []Frame {
+	return rec.collect(after, 0, 0, conn)
+}
+
+// Clipped is Since with each payload cut to at most maxRaw bytes (0: no
+// cut) without marking it Truncated: what a report keeps of a transcript,
+// sharing the recorder's payloads instead of copying them.
+func (rec *Recorder) Clipped(after int64, limit, maxRaw int) []Frame {
+	return rec.collect(after, limit, maxRaw, "")
+}
+
+// collect is Since, Clipped and OnConn: the frames with Seq > after (on conn
+// unless it is ""), the latest limit of them, payloads cut at maxRaw.
+func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string) []Frame {
 	if rec == nil {
 		return nil
 	}
 	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	// frames are sorted by Seq; find the first with Seq > after.
 	lo, hi := 0, len(rec.frames)
 	for lo < hi {
@@ -284,5 +357,31 @@ func (rec *Recorder) Since(after int64, limit int) []Frame {
 	if limit > 0 && len(fs) > limit {
 		fs = fs[len(fs)-limit:]
 	}
-	return append([]Frame(nil), fs...)
+	var out []Frame
+	if conn == "" {
+		out = append(out, fs...)
+	} else {
+		for _, f := range fs {
+			if f.Conn == conn {
+				out = append(out, f)
+			}
+		}
+	}
+	var packed map[int]packedRaw // index in out → compressed payload
+	for i := range out {
+		if maxRaw > 0 && len(out[i].Raw) > maxRaw {
+			out[i].Raw = out[i].Raw[:maxRaw:maxRaw]
+		}
+		if p, ok := rec.packed[out[i].Seq]; ok && out[i].Raw == nil {
+			if packed == nil {
+				packed = map[int]packedRaw{}
+			}
+			packed[i] = p
+		}
+	}
+	rec.mu.Unlock()
+	for i, p := range packed { // stored payloads are never modified: no lock needed
+		out[i].Raw = unpack(p, maxRaw)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"net/url"
 	"strings"
@@ -35,5 +36,65 @@ func TestRedactorEncodedForms(t *testing.T) {
 	}
 	if got := r.String("an ordinary sentence"); got != "an ordinary sentence" {
 		t.Errorf("ordinary text changed: %q", got)
+	}
+}
+
+// TestRecorderPacksLargePayloads: a large compressible payload is kept
+// compressed and comes back from Since byte for byte; a large random one
+// and small ones are kept as they are.
+func TestRecorderPacksLargePayloads(t *testing.T) {
+	rec := NewRecorder(NewRedactor("sekrit-value"))
+	big := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("x", 3<<20) + ` sekrit-value"}}`)
+	noisy := make([]byte, 200<<10)
+	for i := range noisy {
+		noisy[i] = byte(i*7919 ^ i>>3*104729)
+	}
+	rec.Record(Frame{Conn: "c", Dir: Out, Kind: KindMessage, Raw: []byte(`{"small":1}`)})
+	rec.Record(Frame{Conn: "c", Dir: Out, Kind: KindMessage, Raw: big})
+	rec.Record(Frame{Conn: "c", Dir: In, Kind: KindBody, Raw: noisy})
+	if rec.bytes > 1<<20 {
+		t.Errorf("the recorder keeps %d bytes for a compressible 3 MiB payload", rec.bytes)
+	}
+	want := bytes.ReplaceAll(big, []byte("sekrit-value"), []byte(Redacted))
+	for round := 0; round < 2; round++ {
+		fs := rec.Since(0, 0)
+		if len(fs) != 3 || string(fs[0].Raw) != `{"small":1}` || !bytes.Equal(fs[1].Raw, want) || !bytes.Equal(fs[2].Raw, noisy) || fs[1].Truncated {
+			t.Fatalf("round %d: frames not restored exactly", round)
+		}
+		fs[1].Raw[0] = 'X' // a caller's copy: the stored payload stays intact
+	}
+	if fs := rec.Since(1, 1); len(fs) != 1 || fs[0].Seq != 3 {
+		t.Errorf("Since(1, 1) = %d frames", len(fs))
+	}
+}
+
+func TestRecorderClipped(t *testing.T) {
+	rec := NewRecorder(nil)
+	big := []byte(strings.Repeat("y", 1<<20))
+	rec.Record(Frame{Conn: "c", Dir: Out, Kind: KindMessage, Raw: big})
+	rec.Record(Frame{Conn: "c", Dir: Out, Kind: KindMessage, Raw: []byte("0123456789")})
+	fs := rec.Clipped(0, 0, 5)
+	if len(fs) != 2 || string(fs[0].Raw) != "yyyyy" || string(fs[1].Raw) != "01234" || fs[0].Truncated || fs[1].Truncated {
+		t.Fatalf("Clipped: %d frames %q %q", len(fs), fs[0].Raw, fs[1].Raw)
+	}
+	if full := rec.Since(0, 0); len(full[0].Raw) != 1<<20 || string(full[1].Raw) != "0123456789" {
+		t.Errorf("clipping changed the stored payloads")
+	}
+}
+
+func TestRecorderOnConn(t *testing.T) {
+	rec := NewRecorder(nil)
+	big := []byte(strings.Repeat("z", 1<<20))
+	rec.Record(Frame{Conn: "a", Dir: Out, Kind: KindMessage, Raw: big})
+	rec.Record(Frame{Conn: "b", Dir: In, Kind: KindMessage, Raw: []byte("b1")})
+	rec.Record(Frame{Conn: "a", Dir: In, Kind: KindMessage, Raw: []byte("a2")})
+	if fs := rec.OnConn(0, "b"); len(fs) != 1 || string(fs[0].Raw) != "b1" {
+		t.Errorf("OnConn b: %d frames", len(fs))
+	}
+	if fs := rec.OnConn(0, "a"); len(fs) != 2 || !bytes.Equal(fs[0].Raw, big) || string(fs[1].Raw) != "a2" {
+		t.Errorf("OnConn a: %d frames", len(fs))
+	}
+	if fs := rec.OnConn(1, "a"); len(fs) != 1 || fs[0].Seq != 3 {
+		t.Errorf("OnConn after 1: %d frames", len(fs))
 	}
 }

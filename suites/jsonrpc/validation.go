@@ -32,7 +32,7 @@ var _ = c.Area("jsonrpc", func() {
 		// in order, so that a response is judged against the latest request
 		// sent with its id before it.
 		methods := map[string]string{}
-		frames := t.Env.Recorder().Since(0, 0)
+		frames := t.Env.Recorder().OnConn(0, s.Conn().Name())
 		start := t.Since()
 		handshakeDone := false
 		for _, f := range frames {

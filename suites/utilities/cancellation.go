@@ -287,7 +287,7 @@ func exchangeBody(t *c.T, conn string, mark, x int64) []byte {
 // connEvents decodes every message frame of conn recorded in the run.
 func connEvents(t *c.T, conn string) []event {
 	var out []event
-	for _, f := range t.Env.Recorder().Since(0, 0) {
+	for _, f := range t.Env.Recorder().OnConn(0, conn) {
 		if f.Conn != conn || f.Kind != wire.KindMessage {
 			continue
 		}
