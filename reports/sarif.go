@@ -123,7 +123,7 @@ func SARIF(r *Report) ([]byte, error) {
 			InformationURI: "https://modelcontextprotocol.io/specification",
 			Rules:          []sarifRule{},
 		}},
-		Invocations: []sarifInvocation{{ExecutionSuccessful: !r.Interrupted, StartTimeUTC: r.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z")}},
+		Invocations:       []sarifInvocation{{ExecutionSuccessful: !r.Interrupted, StartTimeUTC: r.StartedAt.UTC().Format("2006-01-02T15:04:05.000Z")}},
 		AutomationDetails: &sarifAutomation{ID: "mcpconform/" + r.Target.Transport + "/"},
 		Results:           []sarifResult{},
 		Properties: map[string]any{
