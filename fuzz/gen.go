@@ -23,7 +23,7 @@ import (
 const (
 	maxRequests   = 6
 	maxDeepValue  = 64       // nesting of generated JSON values
-	maxDeepFault  = 4096     // nesting of the raw deep-nesting fault (past parserDepth an id-less parse error is a fair answer)
+	maxDeepFault  = 12000    // nesting of the raw deep-nesting fault: past common parsers' limits (go: 10000); past judge.ParserDepthFloor an id-less parse error is a fair answer
 	maxLongString = 64 << 10 // bytes of the raw long-string fault
 	longIDMin     = 200
 	longIDMax     = 400

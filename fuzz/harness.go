@@ -23,10 +23,10 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
-	"github.com/mcpconform/mcpconform/internal/toolschema"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
 	"pgregory.net/rapid"
@@ -95,7 +95,7 @@ type harness struct {
 	cases          atomic.Int64
 	// late holds the id keys of earlier cases' messages on the harness's
 	// session whose answers may still come (faults, cancelled requests)
-	late map[string]bool
+	late map[string]string
 }
 
 func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*harness, error) {
@@ -203,6 +203,10 @@ type sent struct {
 	// (the validator's reason); the answer must be an isError result or
 	// JSON-RPC error -32602.
 	badArgs, tool string
+	// earlier names an earlier case's message with the same id whose
+	// answer was still due when this case began: an answer to this id may
+	// be that one's, and is never held against this case alone.
+	earlier string
 }
 
 // xopts tune exchangeOn for a session other than the harness's own (the
@@ -215,9 +219,16 @@ type xopts struct {
 	// lateOK holds the id keys of requests cancelled earlier: a response
 	// to one of them may still come.
 	lateOK map[string]bool
+	// lateFrom holds the id keys of earlier cases' messages whose answers
+	// may still come, each with the case it belongs to.
+	lateFrom map[string]string
 	// rejectOK: on HTTP, a 4xx reply is an answer to the request it carried.
 	rejectOK bool
 }
+
+// late reports whether an answer to id key k may still come from an
+// earlier case.
+func (xo xopts) late(k string) bool { return xo.lateOK[k] || xo.lateFrom[k] != "" }
 
 // outcome is one judged exchange.
 type outcome struct {
@@ -260,14 +271,15 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 	if own {
 		if h.late == nil || len(h.late) > maxLate {
-			h.late = map[string]bool{}
+			h.late = map[string]string{}
 		}
-		xo.lateOK = h.late
+		xo.lateFrom = h.late
 	}
+	caseNo := h.cases.Load()
 	stdio := s.Transport() == wire.Stdio
 	reqs := map[string]*sent{}
 	loose := map[string]*sent{}
-	faultIDs := map[string]string{} // id key of a faulty message whose id is readable → the fault
+	faultIDs := map[string]judge.Fault{} // id key of a faulty message whose id is readable → the fault
 	var order []*sent
 	var cancels []string
 	faults := 0
@@ -275,7 +287,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		if stdio && bytes.ContainsAny(raw, "\r\n") {
 			faults++ // several lines on stdio: none of them a whole message
 			if m, err := jsonrpc.Decode(raw); err == nil && m.ID.Valid() && reqs[m.ID.Key()] == nil {
-				faultIDs[m.ID.Key()] = "embedded-newline" // executing it means reading stdin as a JSON stream, not as lines
+				faultIDs[m.ID.Key()] = judge.FaultEmbeddedNewline // executing it means reading stdin as a JSON stream, not as lines
 			}
 			continue
 		}
@@ -285,15 +297,16 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			// MCP messages are UTF-8: rejecting the request with an error
 			// addressed to its id is fine, executing it is not
 			faults++
-			faultIDs[m.ID.Key()] = "invalid-utf8"
+			faultIDs[m.ID.Key()] = judge.FaultInvalidUTF8
 		case err != nil || !utf8.Valid(raw):
 			faults++
 		case m.Kind() == jsonrpc.KindRequest && m.JSONRPC == "2.0" && m.MethodIsString && m.ID.Valid() && reqs[m.ID.Key()] == nil:
-			r := &sent{id: m.ID, method: m.Method}
-			if jsonDepth(raw) > parserDepth {
-				// Valid JSON deeper than common parsers go (go-sdk stops
-				// at 1000 levels): a parse error, addressed to the request
-				// or to none, is a fair answer.
+			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()]}
+			if jsonDepth(raw) > judge.ParserDepthFloor {
+				// Valid JSON deeper than some parsers go (serde_json stops
+				// at 128 levels, go-sdk at 10000): a parse error, addressed
+				// to the request or to none, is a fair answer; silence
+				// too, as long as the server stays alive.
 				faults++
 				r.mayDrop = true
 			}
@@ -317,9 +330,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		default:
 			faults++
 			if m.ID.Valid() && reqs[m.ID.Key()] == nil && m.MethodIsString {
-				kind := "invalid-envelope"
+				kind := judge.FaultInvalidEnvelope
 				if m.JSONRPC != "2.0" {
-					kind = "wrong-jsonrpc-version"
+					kind = judge.FaultWrongVersion
 				}
 				faultIDs[m.ID.Key()] = kind
 			}
@@ -405,7 +418,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					answered++
 				}
 				seen[e.Msg.ID.Key()] = true
-			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.lateOK[e.Msg.ID.Key()] && faultIDs[e.Msg.ID.Key()] == "" {
+			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.late(e.Msg.ID.Key()) && faultIDs[e.Msg.ID.Key()] == "" {
 				unknown++
 			}
 		}
@@ -490,9 +503,12 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				case e.Msg.HasResult:
 					probs = append(probs, problem{"correlation", "result-without-id", "a result addressed to no request: " + clip(e.Msg.Raw)})
 				case faults == 0 && !rejected[e.Frame.Exchange]: // the error body of a 4xx rejection may be addressed to no request
+					// every message was well-formed, so every id could be
+					// read (JSON-RPC 2.0 wants a null id only when it
+					// could not be determined)
 					probs = append(probs, problem{"correlation", "error-without-id", "an error addressed to no request although every message was well-formed: " + clip(e.Msg.Raw)})
 				case !rejected[e.Frame.Exchange]: // a 4xx rejection's body is the HTTP layer's answer
-					if p, bad := judgeFaultCode("", e.Msg); bad {
+					if p, bad := judgeFault(judge.FaultUnparseable, e.Msg); bad {
 						probs = append(probs, p)
 					}
 				}
@@ -501,13 +517,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				// reproducing or shrinking it) sends the same ids again
 				fault := faultIDs[e.Msg.ID.Key()]
 				h.answeredFaults.Store(fault, true)
-				if e.Msg.HasResult {
-					probs = append(probs, problem{"fault", "executed-" + fault, fmt.Sprintf("a message with %s (id %s) was executed instead of rejected: %s",
-						strings.ReplaceAll(fault, "-", " "), clip([]byte(e.Msg.ID.String())), clip(e.Msg.Raw))})
-				} else if p, bad := judgeFaultCode(fault, e.Msg); bad {
+				if p, bad := judgeFault(fault, e.Msg); bad {
 					probs = append(probs, p)
 				}
-			case xo.lateOK[e.Msg.ID.Key()]:
+			case xo.late(e.Msg.ID.Key()):
 				// a late answer to a request cancelled earlier
 			case strings.HasPrefix(e.Msg.ID.String(), `"mcpconform-probe-`):
 				// the probe's own response
@@ -555,8 +568,18 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			case r.count == 0:
 				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s) within %s", r.method, clip([]byte(r.id.String())), h.timeout)})
 				broken = true
+			case r.count == 2 && r.earlier != "":
+				// one of them answers the earlier case's message
 			case r.count > 1:
 				probs = append(probs, problem{"correlation", "duplicate-response", fmt.Sprintf("%d responses to %s (id %s)", r.count, r.method, clip([]byte(r.id.String())))})
+			}
+		}
+	}
+	for i, p := range probs {
+		for _, r := range order {
+			if r.earlier != "" && strings.Contains(p.Detail, "(id "+clip([]byte(r.id.String()))+")") {
+				probs[i].Detail += fmt.Sprintf(" [the answer may be the late one to an earlier case's message with the same id (%s)]", r.earlier)
+				break
 			}
 		}
 	}
@@ -566,12 +589,21 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	if own {
 		// Answers to this case's faults and dropped requests may still
 		// come during the next cases: they are not the next cases' defects.
+		byKey := map[string][]byte{}
+		for _, raw := range msgs {
+			if m, err := jsonrpc.Decode(raw); err == nil && m.ID.Valid() {
+				byKey[m.ID.Key()] = raw
+			}
+		}
 		for k := range faultIDs {
-			h.late[k] = true
+			h.late[k] = fmt.Sprintf("case %d: %s", caseNo, clip(byKey[k]))
 		}
 		for _, r := range order {
-			if r.count == 0 {
-				h.late[r.id.Key()] = true
+			switch {
+			case r.count == 0 || r.count == 1 && r.earlier != "":
+				h.late[r.id.Key()] = fmt.Sprintf("case %d: %s", caseNo, clip(byKey[r.id.Key()]))
+			case r.earlier != "":
+				delete(h.late, r.id.Key()) // both answers came
 			}
 		}
 	}
@@ -588,7 +620,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 // but requests are served concurrently, so an answer may follow the
 // probe's, and judging the case without it made its re-runs (rapid's
 // reproduction and shrinking) flaky.
-func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]string) {
+func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]judge.Fault) {
 	want := map[string]bool{}
 	for k, kind := range faultIDs {
 		if _, ok := h.answeredFaults.Load(kind); ok {
@@ -615,142 +647,6 @@ func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mar
 			return
 		}
 	}
-}
-
-// argumentFault returns the tool a tools/call names and, when its
-// arguments break that tool's inputSchema, the validator's reason ("" when
-// they conform, the tool is not one the harness listed, or its schema does
-// not compile).
-func (h *harness) argumentFault(params json.RawMessage) (tool, reason string) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return "", ""
-	}
-	for _, t := range h.tools {
-		if t.name != p.Name || t.schema == nil {
-			continue
-		}
-		args := p.Arguments
-		if len(args) == 0 || string(args) == "null" {
-			// Absent arguments are no arguments; null is read as absent
-			// by common servers (go-sdk among them), a leniency the
-			// oracle tolerates (TOOL-011 judges non-object arguments).
-			args = json.RawMessage(`{}`)
-		}
-		if err := toolschema.Validate(t.schema, args); err != nil {
-			return p.Name, toolschema.OneLine(err)
-		}
-	}
-	return p.Name, ""
-}
-
-// judgeBadArgs judges the answer to a tools/call whose arguments break the
-// inputSchema: a tool execution error (isError) or, tolerated (SPEC-DIGEST
-// §17.3), JSON-RPC -32602. A result without isError means the tool ran on
-// input it declared invalid; another error code puts the rejection in the
-// wrong layer (an internal error is not a validation error).
-func judgeBadArgs(modern bool, r *sent, resp *jsonrpc.Message) []problem {
-	what := fmt.Sprintf("tools/call %s (id %s) with arguments that break its inputSchema (%s)", clip([]byte(r.tool)), clip([]byte(r.id.String())), r.badArgs)
-	if resp.HasResult {
-		res := resp.ResultObject()
-		switch {
-		case res == nil:
-			return nil // judged by the message model
-		case string(res["isError"]) == "true":
-			return nil
-		case modern && string(res["resultType"]) == `"input_required"`:
-			return nil // asks for input first; the validation may come with the retry
-		}
-		return []problem{{"tools", "executed-invalid-arguments", what + " was executed: a result without isError: " + clip(resp.Raw)}}
-	}
-	code, ok := resp.ErrorCode()
-	switch {
-	case !ok:
-		return nil // judged by the message model
-	case code == jsonrpc.CodeInvalidParams:
-		return nil
-	case code == jsonrpc.CodeHeaderMismatch && modern:
-		return nil // an argument mirrored in a header: the header check may come first
-	}
-	return []problem{{"tools", "invalid-arguments-wrong-error", fmt.Sprintf("%s got JSON-RPC error %d; the answer is an isError result (or -32602): %s", what, code, clip(resp.Raw))}}
-}
-
-// faultCodes are the JSON-RPC error codes that answer a malformed message:
-// parse error and invalid request; invalid UTF-8 inside a string may also
-// surface as invalid params.
-var faultCodes = map[string][]int64{
-	"":                      {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	"invalid-envelope":      {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	"wrong-jsonrpc-version": {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	"invalid-utf8":          {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams},
-}
-
-// judgeFaultCode judges the error that answers a malformed message (fault
-// names the fault of the message whose id it carries; "" for an error
-// addressed to no request).
-func judgeFaultCode(fault string, resp *jsonrpc.Message) (problem, bool) {
-	allowed, known := faultCodes[fault]
-	code, ok := resp.ErrorCode()
-	if !known || !ok || slices.Contains(allowed, code) {
-		return problem{}, false
-	}
-	what := "an error addressed to no request"
-	if fault != "" {
-		what = fmt.Sprintf("the error answering a message with %s (id %s)", strings.ReplaceAll(fault, "-", " "), clip([]byte(resp.ID.String())))
-	}
-	return problem{"fault", "wrong-error-code", fmt.Sprintf("%s has code %d; a malformed message is answered with %v: %s", what, code, allowed, clip(resp.Raw))}, true
-}
-
-// parserDepth is the nesting depth above which a message may be answered
-// like a parse error.
-const parserDepth = 1000
-
-// jsonDepth returns the deepest nesting of arrays and objects in raw
-// (strings skipped; raw need not be valid).
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
-}
-
-// crossedWith returns the other request in flight whose method's result
-// the response resp (invalid for its own method) has the shape of: the
-// server answered one request with another's result.
-func crossedWith(rev catalog.Revision, resp *jsonrpc.Message, method string, order []*sent) *sent {
-	if method == "" || !resp.HasResult {
-		return nil
-	}
-	for _, o := range order {
-		if o.method == method || o.id.Key() == resp.ID.Key() {
-			continue
-		}
-		if len(msgcheck.ValidateServerMessage(string(rev), resp.Raw, o.method)) == 0 {
-			return o
-		}
-	}
-	return nil
 }
 
 // transcript renders the frames of s after mark, one line each.
@@ -951,7 +847,8 @@ func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, see
 			// redactor like every report (the frames already did).
 			red := h.tg.Recorder.Redactor()
 			f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: red.String(p.Detail),
-				Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: clipLines(transcript)}
+				Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: clipLines(transcript),
+				rule: ruleFor(prop, h.tg.Transport(), h.probe, p, msgs, steps)}
 			if known[f.Signature()] {
 				continue
 			}
