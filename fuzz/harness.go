@@ -87,12 +87,15 @@ type harness struct {
 	// answeredFaults holds the kinds of fault (faultIDs values) the
 	// server has answered: their answers are awaited from then on.
 	answeredFaults sync.Map
-	prompts        []promptInfo
-	uris           []string
-	templates      []string
-	exchanges      atomic.Int64
-	probes         atomic.Int64
-	cases          atomic.Int64
+	// deepAnswered is the deepest nesting of a request the server has
+	// answered (with its id): requests up to that deep are awaited.
+	deepAnswered atomic.Int64
+	prompts      []promptInfo
+	uris         []string
+	templates    []string
+	exchanges    atomic.Int64
+	probes       atomic.Int64
+	cases        atomic.Int64
 	// late holds the id keys of earlier cases' messages on the harness's
 	// session whose answers may still come (faults, cancelled requests)
 	late map[string]string
@@ -207,6 +210,7 @@ type sent struct {
 	// answer was still due when this case began: an answer to this id may
 	// be that one's, and is never held against this case alone.
 	earlier string
+	depth   int // nesting, when past judge.ParserDepthFloor
 }
 
 // xopts tune exchangeOn for a session other than the harness's own (the
@@ -307,8 +311,14 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				// at 128 levels, go-sdk at 10000): a parse error, addressed
 				// to the request or to none, is a fair answer; silence
 				// too, as long as the server stays alive.
+				// Its answer is awaited after the probe when the server
+				// has answered one as deep before (awaitFaultAnswers).
 				faults++
 				r.mayDrop = true
+				r.depth = jsonDepth(raw)
+				if int64(r.depth) <= h.deepAnswered.Load() {
+					faultIDs[m.ID.Key()] = judge.FaultTooDeep
+				}
 			}
 			if m.Method == "tools/call" {
 				r.tool, r.badArgs = h.argumentFault(m.Params)
@@ -456,7 +466,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		resp, perr = s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdrs(h.probe, p)}, h.timeout)
 	}
 	if perr == nil {
-		h.awaitFaultAnswers(ctx, s, mark, faultIDs)
+		h.awaitFaultAnswers(ctx, s, mark, faultIDs, cancels)
 	}
 	closed, cerr := s.Closed()
 	if !closed && perr != nil && errors.Is(perr, wire.ErrClosed) {
@@ -490,6 +500,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		if e.Msg.Kind() == jsonrpc.KindResponse {
 			switch r := reqs[e.Msg.ID.Key()]; {
 			case r != nil && e.Msg.HasID:
+				if d := int64(r.depth); d > h.deepAnswered.Load() {
+					h.deepAnswered.Store(d)
+				}
 				r.count++
 				method = r.method
 				if out.resp[e.Msg.ID.Key()] == nil {
@@ -607,6 +620,17 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			}
 		}
 	}
+	if !own && xo.lateOK != nil {
+		// the state machines' next steps on the same session
+		for k := range faultIDs {
+			xo.lateOK[k] = true
+		}
+		for _, r := range order {
+			if r.count == 0 {
+				xo.lateOK[r.id.Key()] = true
+			}
+		}
+	}
 	if broken && own {
 		_ = h.reopen(ctx) // a failed reopen is reported by the next exchange
 	}
@@ -620,10 +644,13 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 // but requests are served concurrently, so an answer may follow the
 // probe's, and judging the case without it made its re-runs (rapid's
 // reproduction and shrinking) flaky.
-func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]judge.Fault) {
+func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]judge.Fault, cancels []string) {
 	want := map[string]bool{}
 	for k, kind := range faultIDs {
-		if _, ok := h.answeredFaults.Load(kind); ok {
+		if slices.Contains(cancels, k) {
+			continue // a cancelled request may stay unanswered
+		}
+		if _, ok := h.answeredFaults.Load(kind); ok || kind == judge.FaultTooDeep {
 			want[k] = true
 		}
 	}

@@ -157,3 +157,26 @@ func (f *Finding) grade(strict bool) {
 	f.Requirement, f.Level, f.Verdict, f.Note = j.Requirement, string(j.Level), string(j.Verdict), j.Note
 	f.Unconfirmed = f.Flaky
 }
+
+// Exercised lists the requirements whose rules the cases of property prop
+// put to the test (the reports give each a result: PASS when no finding
+// names it).
+func Exercised(prop string) []string {
+	switch prop {
+	case PropIDs:
+		return []string{"RPC-002", "RPC-004", "RPC-013"}
+	case PropRaw:
+		return []string{"RPC-005", "RPC-006", "STD-004"}
+	case PropTools:
+		return []string{"TOOL-012", "TOOL-014", "RPC-013"}
+	case PropPrompts:
+		return []string{"PRM-004", "RPC-013"}
+	case PropResources:
+		return []string{"RES-008", "RPC-013"}
+	case PropMRTR:
+		return []string{"MRTR-006", "RPC-013"}
+	case PropSeq:
+		return []string{"LIFE-001", "LIFE-016", "PAG-004", "HTTP-008"}
+	}
+	return nil
+}

@@ -236,7 +236,7 @@ const (
 // BadArguments classifies resp, the answer to tools/call with arguments
 // that break the tool's inputSchema.
 func BadArguments(modern bool, resp *jsonrpc.Message) ArgsAnswer {
-	if resp.HasResult && !resp.HasError {
+	if !resp.IsError() {
 		res := resp.ResultObject()
 		switch {
 		case res == nil:
