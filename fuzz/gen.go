@@ -222,7 +222,10 @@ func (h *harness) genFault(t *rapid.T) []byte {
 		case "not-object":
 			msgs = append(msgs, []byte(rapid.SampledFrom([]string{`42`, `"x"`, `null`, `true`, `{}`, `{"jsonrpc":"2.0"}`}).Draw(t, l+"-value")))
 		case "deep":
-			depth := rapid.IntRange(1, maxDeepFault).Draw(t, l+"-depth")
+			// around the limits of common parsers: serde_json's 128,
+			// go-sdk's 10000
+			bounds := rapid.SampledFrom([][2]int{{1, 200}, {200, 2000}, {10001, maxDeepFault}}).Draw(t, l+"-depth-range")
+			depth := rapid.IntRange(bounds[0], bounds[1]).Draw(t, l+"-depth")
 			p := h.params(t, nil)
 			meta, _ := p["_meta"].(map[string]any)
 			if meta == nil {
