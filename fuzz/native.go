@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -175,13 +177,24 @@ func (n *native) close() {
 }
 
 func (n *native) run(t *rapid.T) {
+	n.check(t, func(t *rapid.T, f Finding, text string) {
+		if f.Failed() || n.cfg.strict {
+			t.Fatalf("mcpconform fuzz: %s", text)
+		}
+		t.Logf("mcpconform fuzz: %s", text)
+	})
+}
+
+// check runs one case, drawn from t, and hands each finding to report
+// (graded, with its text).
+func (n *native) check(t *rapid.T, report func(t *rapid.T, f Finding, text string)) {
 	n.once.Do(n.open)
 	if n.err != nil {
 		t.Fatalf("mcpconform fuzz: %v", n.err)
 	}
 	prop := rapid.SampledFrom(n.props).Draw(t, "property")
 	n.gens[prop](context.Background(), t, func(t *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
-		var warned []string
+		var fs []Finding
 		for _, p := range ps {
 			f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: n.tg.Recorder.Redactor().String(p.Detail),
 				Revision: string(n.h.rev), Transport: n.tg.Transport(), Transcript: clipLines(transcript),
@@ -191,15 +204,95 @@ func (n *native) run(t *rapid.T) {
 			}
 			f.Steps = append([]Step(nil), steps...)
 			f.grade(n.cfg.strict)
+			fs = append(fs, f)
+		}
+		// the failing ones first: report may end the case
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Failed() && !fs[j].Failed() })
+		for _, f := range fs {
 			var b strings.Builder
 			PrintFinding(&b, f)
-			if f.Failed() || n.cfg.strict {
-				t.Fatalf("mcpconform fuzz: %s", b.String())
-			}
-			warned = append(warned, b.String())
-		}
-		for _, w := range warned {
-			t.Logf("mcpconform fuzz: %s", w)
+			report(t, f, b.String())
 		}
 	})
+}
+
+// Target is the fuzzer as a function of bytes, for fuzzing engines that
+// cannot hand a *testing.F to Fuzz: OSS-Fuzz and ClusterFuzzLite build Go
+// fuzz tests with go-118-fuzz-build, which replaces the testing package
+// of the fuzz test's file with its own, so the server's test calls
+//
+//	tg := fuzz.NewTarget(suites.Stdio(server))
+//	f.Fuzz(func(t *testing.T, data []byte) {
+//		if err := tg.Input(data); err != nil {
+//			t.Fatal(err)
+//		}
+//	})
+//
+// Each input seeds one case (of a property drawn like Fuzz draws it),
+// judged by the same oracle and rules. Fuzz, where it can be used, lets
+// Go's engine steer the generators bit by bit instead.
+type Target struct{ n *native }
+
+// NewTarget returns the target; the server is started at the first input.
+// A configuration error is returned by every Input.
+func NewTarget(tg suites.Target, opts ...Option) *Target {
+	c := &nativeConfig{timeout: 5 * time.Second}
+	for _, o := range opts {
+		o(c)
+	}
+	n := &native{cfg: c}
+	n.tg = &target.Target{Command: tg.Command(), URL: tg.URL(), Env: c.env, Dir: c.dir, Bearer: c.bearer,
+		Timeout: c.timeout, Recorder: wire.NewRecorder(wire.NewRedactor(c.bearer))}
+	n.pol, n.err = policy.Parse(c.callTools)
+	if n.err == nil {
+		n.err = n.tg.Validate()
+	}
+	if n.err != nil {
+		n.once.Do(func() {}) // never opened
+	}
+	return &Target{n: n}
+}
+
+// Close stops the server.
+func (t *Target) Close() { t.n.close() }
+
+// FindingError is the error of an input that showed a failing finding.
+type FindingError struct {
+	Finding Finding
+	text    string
+}
+
+func (e *FindingError) Error() string { return "mcpconform fuzz: " + e.text }
+
+// Input runs the case data seeds and returns the first failing finding (a
+// *FindingError; every finding WithStrict), or nil.
+func (t *Target) Input(data []byte) error {
+	if t.n.err != nil {
+		return t.n.err
+	}
+	h := fnv.New64a()
+	_, _ = h.Write(data)
+	setupRapid(1, h.Sum64(), time.Millisecond)
+	var found *FindingError
+	tb := &mainTB{name: "mcpconform-fuzz"}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rapid.Check(tb, func(rt *rapid.T) {
+			t.n.check(rt, func(rt *rapid.T, f Finding, text string) {
+				if (f.Failed() || t.n.cfg.strict) && found == nil {
+					found = &FindingError{Finding: f, text: text}
+					rt.Fatalf("%s", f.Signature())
+				}
+			})
+		})
+	}()
+	<-done
+	if found != nil {
+		return found
+	}
+	if t.n.err != nil {
+		return t.n.err
+	}
+	return nil
 }
