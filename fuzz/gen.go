@@ -159,6 +159,9 @@ func notification(method string, params map[string]any) []byte {
 // to back. Requests are drawn as a slice, so that shrinking drops them.
 func (h *harness) genIDsCase(t *rapid.T) [][]byte {
 	req := func(id jsonrpc.ID, t *rapid.T) []byte {
+		if rapid.IntRange(0, 5).Draw(t, "to-refuse") == 0 {
+			return h.genInvalid(t, id) // an unknown method or invalid params
+		}
 		method := rapid.SampledFrom(h.answer).Draw(t, "method")
 		extra := map[string]any{}
 		if strings.HasSuffix(method, "/list") && rapid.IntRange(0, 3).Draw(t, "with-cursor") == 0 {

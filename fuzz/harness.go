@@ -90,6 +90,7 @@ type harness struct {
 	// deepAnswered is the deepest nesting of a request the server has
 	// answered (with its id): requests up to that deep are awaited.
 	deepAnswered atomic.Int64
+	invalid      []invalidReq // requests to refuse (params.go)
 	prompts      []promptInfo
 	uris         []string
 	templates    []string
@@ -135,6 +136,7 @@ func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*
 	if h.s.Modern() {
 		h.probe = "server/discover"
 	}
+	h.invalid = h.invalidRequests()
 	h.answer = []string{h.probe}
 	caps := h.s.Capabilities()
 	for _, l := range []struct{ capability, method string }{
@@ -211,6 +213,9 @@ type sent struct {
 	// be that one's, and is never held against this case alone.
 	earlier string
 	depth   int // nesting, when past judge.ParserDepthFloor
+	// refuse: a request the server must refuse (unknown method, invalid
+	// params), judged by judgeRefusal
+	refuse *invalidReq
 }
 
 // xopts tune exchangeOn for a session other than the harness's own (the
@@ -323,6 +328,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			if m.Method == "tools/call" {
 				r.tool, r.badArgs = h.argumentFault(m.Params)
 			}
+			r.refuse = h.refusal(m.Method, m.Params)
 			reqs[m.ID.Key()] = r
 			order = append(order, r)
 			if _, taken := loose[m.ID.LooseKey()]; !taken {
@@ -509,6 +515,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					out.resp[e.Msg.ID.Key()] = e.Msg
 					if r.badArgs != "" {
 						probs = append(probs, judgeBadArgs(s.Modern(), r, e.Msg)...)
+					}
+					if r.refuse != nil {
+						probs = append(probs, judgeRefusal(r.refuse, r, e.Msg)...)
 					}
 				}
 			case !e.Msg.HasID || e.Msg.ID.IsNull():

@@ -142,6 +142,8 @@ func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []St
 		return r
 	case p.Layer == "message":
 		return judge.SchemaInvalid
+	case p.Layer == "params":
+		return refusalRule(p.Code)
 	case p.Layer == "tools":
 		return judge.ExecutedInvalidArguments // TOOL-012, both codes
 	}
@@ -164,7 +166,7 @@ func (f *Finding) grade(strict bool) {
 func Exercised(prop string) []string {
 	switch prop {
 	case PropIDs:
-		return []string{"RPC-002", "RPC-004", "RPC-013"}
+		return []string{"RPC-002", "RPC-004", "RPC-007", "RPC-013", "PRM-003", "RES-004", "CMP-002", "LOG-002"}
 	case PropRaw:
 		return []string{"RPC-005", "RPC-006", "STD-004"}
 	case PropTools:
