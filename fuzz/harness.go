@@ -517,7 +517,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 						probs = append(probs, judgeBadArgs(s.Modern(), r, e.Msg)...)
 					}
 					if r.refuse != nil {
-						probs = append(probs, judgeRefusal(r.refuse, r, e.Msg)...)
+						probs = append(probs, judgeRefusal(s.Modern(), r.refuse, r, e.Msg)...)
 					}
 				}
 			case !e.Msg.HasID || e.Msg.ID.IsNull():
