@@ -7,8 +7,14 @@
 // of saved cases.
 //
 // A case is a list of raw messages sent back to back; the oracle judges a
-// case from those bytes alone (see judge), so a saved case replays without
-// its generator.
+// case from those bytes alone, so a saved case replays without its
+// generator. Each finding is graded like the suite grades a check, by the
+// rules they share (internal/judge): the requirement it breaks, its level,
+// FAIL or WARN.
+//
+// Entry points: Run (a campaign, mcpconform fuzz), Fuzz (Go's native
+// engine, go test -fuzz) and NewTarget (a function of bytes, for engines
+// that replace the testing package: ClusterFuzzLite, OSS-Fuzz).
 package fuzz
 
 import (
