@@ -7,8 +7,14 @@
 // of saved cases.
 //
 // A case is a list of raw messages sent back to back; the oracle judges a
-// case from those bytes alone (see judge), so a saved case replays without
-// its generator.
+// case from those bytes alone, so a saved case replays without its
+// generator. Each finding is graded like the suite grades a check, by the
+// rules they share (internal/judge): the requirement it breaks, its level,
+// FAIL or WARN.
+//
+// Entry points: Run (a campaign, mcpconform fuzz), Fuzz (Go's native
+// engine, go test -fuzz) and NewTarget (a function of bytes, for engines
+// that replace the testing package: ClusterFuzzLite, OSS-Fuzz).
 package fuzz
 
 import (
@@ -21,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"pgregory.net/rapid"
@@ -50,20 +57,35 @@ type Config struct {
 	ShrinkTime time.Duration
 	// Out receives progress and findings (nil: discarded).
 	Out io.Writer
+	// Strict grades unconfirmed findings (seen once, never again) by
+	// their requirement's level instead of WARN.
+	Strict bool
 	// Status turns on the status line on Out: rewritten in place when Live
 	// (a terminal), otherwise a plain line every PlainEvery.
 	Status, Live bool
 }
 
-// Finding is one failure, shrunk.
+// Finding is one failure, shrunk, judged like the suite judges a check:
+// the catalog requirement it breaks, that requirement's level (or its
+// sub-case's) and the verdict (internal/judge).
 type Finding struct {
-	Property  string `json:"property"`
-	Layer     string `json:"layer"`
-	Code      string `json:"code"`
-	Detail    string `json:"detail"`
-	Revision  string `json:"revision"`
-	Transport string `json:"transport"`
-	Seed      uint64 `json:"seed"`
+	Property string `json:"property"`
+	Layer    string `json:"layer"`
+	Code     string `json:"code"`
+	// Requirement is the catalog id the finding breaks, Level its
+	// grading level, Verdict FAIL (a MUST, a crash or a hang) or WARN (a
+	// SHOULD, or unconfirmed); Note explains a verdict below the
+	// requirement's level.
+	Requirement string `json:"requirement,omitempty"`
+	Level       string `json:"level,omitempty"`
+	Verdict     string `json:"verdict,omitempty"`
+	Note        string `json:"note,omitempty"`
+	// Unconfirmed: the defect showed once and never again (Flaky).
+	Unconfirmed bool   `json:"unconfirmed,omitempty"`
+	Detail      string `json:"detail"`
+	Revision    string `json:"revision"`
+	Transport   string `json:"transport"`
+	Seed        uint64 `json:"seed"`
 	// Messages is the shrunk case of a message property, replayable with
 	// --replay; Steps that of the state-machine property.
 	Messages []Raw  `json:"messages,omitempty"`
@@ -77,6 +99,23 @@ type Finding struct {
 	Flaky bool `json:"flaky,omitempty"`
 	// File is where the case was saved (set by the caller).
 	File string `json:"file,omitempty"`
+
+	rule judge.Rule
+}
+
+// Failed reports whether the finding fails the campaign (FAIL or ERROR).
+func (f Finding) Failed() bool {
+	return f.Verdict == string(judge.FAIL) || f.Verdict == string(judge.ERROR)
+}
+
+// Failed reports whether any finding fails the campaign.
+func (r *Result) Failed() bool {
+	for _, f := range r.Findings {
+		if f.Failed() {
+			return true
+		}
+	}
+	return false
 }
 
 // Signature deduplicates findings: property, layer, code.
@@ -92,6 +131,8 @@ type Result struct {
 	Exchanges   int
 	Elapsed     time.Duration
 	Findings    []Finding
+	// Strict: the campaign graded unconfirmed findings by their level.
+	Strict bool
 	// Skipped explains properties that did not run (no tools callable…).
 	Skipped []string
 }
@@ -146,37 +187,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		prog.run(h)
 	}
 	defer prog.finish()
-	res := &Result{Revision: h.rev, Seed: cfg.Seed, PerProperty: map[string]int{}}
+	res := &Result{Revision: h.rev, Seed: cfg.Seed, PerProperty: map[string]int{}, Strict: cfg.Strict}
 	deadline := start.Add(cfg.Duration)
 	props := cfg.Properties
 	if len(props) == 0 {
 		props = Properties()
 	}
-	gens := map[string]caseFunc{}
-	gens[PropIDs] = h.msgCase(h.genIDsCase)
-	gens[PropRaw] = h.msgCase(h.genRawCase)
-	gens[PropSeq] = h.seqCase
-	for _, p := range []struct {
-		name    string
-		prepare func() (bool, string)
-		gen     func(*rapid.T) [][]byte
-	}{
-		{PropTools, func() (bool, string) { return h.prepareTools(ctx, cfg.Policy) }, h.genToolsCase},
-		{PropPrompts, func() (bool, string) { return h.preparePrompts(ctx) }, h.genPromptsCase},
-		{PropResources, func() (bool, string) { return h.prepareResources(ctx) }, h.genResourcesCase},
-		// probing the tools for input_required may take a quarter of the budget
-		{PropMRTR, func() (bool, string) { return h.prepareMRTR(ctx, start.Add(cfg.Duration/4)) }, h.genMRTRCase},
-	} {
-		// seq and mrtr call the tools the tools property prepares
-		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) {
-			continue
-		}
-		if ok, why := p.prepare(); ok {
-			gens[p.name] = h.msgCase(p.gen)
-		} else if contains(props, p.name) {
-			res.Skipped = append(res.Skipped, p.name+": "+why)
-			fmt.Fprintf(cfg.Out, "property %s skipped: %s\n", p.name, why)
-		}
+	gens, skipped := h.caseFuncs(ctx, props, cfg.Policy, start.Add(cfg.Duration/4))
+	for _, why := range skipped {
+		res.Skipped = append(res.Skipped, why)
+		fmt.Fprintf(cfg.Out, "property %s\n", strings.Replace(why, ": ", " skipped: ", 1))
 	}
 	seen := map[string]bool{}
 	for i, p := range props {
@@ -197,6 +217,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				break
 			}
 			f.Seed = cfg.Seed
+			f.grade(cfg.Strict)
 			seen[f.Signature()] = true
 			prog.findings.Add(1)
 			res.Findings = append(res.Findings, *f)
@@ -218,9 +239,13 @@ func PrintFinding(w io.Writer, f Finding) {
 	}
 	kind := "minimal case"
 	if f.Flaky {
-		kind = "case (not shrunk: the failure did not show again, or showed as another defect, when the case was re-run)"
+		kind = "case (unconfirmed, not shrunk: the failure did not show again, or showed as another defect, when the case was re-run)"
 	}
-	fmt.Fprintf(w, "FINDING %s (seed %d, %s over %s)\n  %s\n  %s: %s\n", f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail, kind, size)
+	fmt.Fprintf(w, "%s %s %s: FINDING %s (seed %d, %s over %s)\n  %s\n", f.Verdict, f.Requirement, f.Level, f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail)
+	if f.Note != "" {
+		fmt.Fprintf(w, "  (%s)\n", f.Note)
+	}
+	fmt.Fprintf(w, "  %s: %s\n", kind, size)
 	for _, l := range f.Transcript {
 		fmt.Fprintf(w, "    %s\n", l)
 	}
@@ -308,4 +333,37 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// caseFuncs prepares the properties props (the catalogs they draw from)
+// and returns their case functions, and why each property that cannot run
+// is skipped ("name: reason"). Probing the tools for input_required (mrtr)
+// goes on until mrtrUntil.
+func (h *harness) caseFuncs(ctx context.Context, props []string, pol policy.CallPolicy, mrtrUntil time.Time) (map[string]caseFunc, []string) {
+	gens := map[string]caseFunc{}
+	gens[PropIDs] = h.msgCase(h.genIDsCase)
+	gens[PropRaw] = h.msgCase(h.genRawCase)
+	gens[PropSeq] = h.seqCase
+	var skipped []string
+	for _, p := range []struct {
+		name    string
+		prepare func() (bool, string)
+		gen     func(*rapid.T) [][]byte
+	}{
+		{PropTools, func() (bool, string) { return h.prepareTools(ctx, pol) }, h.genToolsCase},
+		{PropPrompts, func() (bool, string) { return h.preparePrompts(ctx) }, h.genPromptsCase},
+		{PropResources, func() (bool, string) { return h.prepareResources(ctx) }, h.genResourcesCase},
+		{PropMRTR, func() (bool, string) { return h.prepareMRTR(ctx, mrtrUntil) }, h.genMRTRCase},
+	} {
+		// seq and mrtr call the tools the tools property prepares
+		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) {
+			continue
+		}
+		if ok, why := p.prepare(); ok {
+			gens[p.name] = h.msgCase(p.gen)
+		} else if contains(props, p.name) {
+			skipped = append(skipped, p.name+": "+why)
+		}
+	}
+	return gens, skipped
 }

@@ -101,6 +101,7 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		"fuzz-truncate-long-ids":                  {PropIDs, "ids/correlation/unknown-id", "", 1, 0, 0},
 		"fuzz-untyped-content-on-deep-arguments":  {PropTools, "tools/message/invalid-tools/call", "", 1, 0, 0},
 		"fuzz-internal-error-on-unknown-argument": {PropTools, "tools/tools/invalid-arguments-wrong-error", "", 1, 0, 0},
+		"fuzz-result-for-long-unknown-method":     {PropIDs, "ids/params/executed-unknown-method", "", 1, 0, 0},
 		// The concurrency mutants depend on timing (a response held 40 ms
 		// for a concurrent request): a loaded machine can make a shrink
 		// step pass, so the shrunk case may keep a few more messages than

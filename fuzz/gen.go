@@ -23,7 +23,7 @@ import (
 const (
 	maxRequests   = 6
 	maxDeepValue  = 64       // nesting of generated JSON values
-	maxDeepFault  = 4096     // nesting of the raw deep-nesting fault (past parserDepth an id-less parse error is a fair answer)
+	maxDeepFault  = 12000    // nesting of the raw deep-nesting fault: past common parsers' limits (go: 10000); past judge.ParserDepthFloor an id-less parse error is a fair answer
 	maxLongString = 64 << 10 // bytes of the raw long-string fault
 	longIDMin     = 200
 	longIDMax     = 400
@@ -159,6 +159,9 @@ func notification(method string, params map[string]any) []byte {
 // to back. Requests are drawn as a slice, so that shrinking drops them.
 func (h *harness) genIDsCase(t *rapid.T) [][]byte {
 	req := func(id jsonrpc.ID, t *rapid.T) []byte {
+		if rapid.IntRange(0, 5).Draw(t, "to-refuse") == 0 {
+			return h.genInvalid(t, id) // an unknown method or invalid params
+		}
 		method := rapid.SampledFrom(h.answer).Draw(t, "method")
 		extra := map[string]any{}
 		if strings.HasSuffix(method, "/list") && rapid.IntRange(0, 3).Draw(t, "with-cursor") == 0 {
@@ -222,7 +225,10 @@ func (h *harness) genFault(t *rapid.T) []byte {
 		case "not-object":
 			msgs = append(msgs, []byte(rapid.SampledFrom([]string{`42`, `"x"`, `null`, `true`, `{}`, `{"jsonrpc":"2.0"}`}).Draw(t, l+"-value")))
 		case "deep":
-			depth := rapid.IntRange(1, maxDeepFault).Draw(t, l+"-depth")
+			// around the limits of common parsers: serde_json's 128,
+			// go-sdk's 10000
+			bounds := rapid.SampledFrom([][2]int{{1, 200}, {200, 2000}, {10001, maxDeepFault}}).Draw(t, l+"-depth-range")
+			depth := rapid.IntRange(bounds[0], bounds[1]).Draw(t, l+"-depth")
 			p := h.params(t, nil)
 			meta, _ := p["_meta"].(map[string]any)
 			if meta == nil {

@@ -6,30 +6,25 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
-	"github.com/mcpconform/mcpconform/internal/toolschema"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
-	"pgregory.net/rapid"
 )
 
 // Raw is one message of a saved case: Text when the bytes are UTF-8,
@@ -87,15 +82,19 @@ type harness struct {
 	// answeredFaults holds the kinds of fault (faultIDs values) the
 	// server has answered: their answers are awaited from then on.
 	answeredFaults sync.Map
-	prompts        []promptInfo
-	uris           []string
-	templates      []string
-	exchanges      atomic.Int64
-	probes         atomic.Int64
-	cases          atomic.Int64
+	// deepAnswered is the deepest nesting of a request the server has
+	// answered (with its id): requests up to that deep are awaited.
+	deepAnswered atomic.Int64
+	invalid      []invalidReq // requests to refuse (params.go)
+	prompts      []promptInfo
+	uris         []string
+	templates    []string
+	exchanges    atomic.Int64
+	probes       atomic.Int64
+	cases        atomic.Int64
 	// late holds the id keys of earlier cases' messages on the harness's
 	// session whose answers may still come (faults, cancelled requests)
-	late map[string]bool
+	late map[string]string
 }
 
 func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*harness, error) {
@@ -132,6 +131,7 @@ func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*
 	if h.s.Modern() {
 		h.probe = "server/discover"
 	}
+	h.invalid = h.invalidRequests()
 	h.answer = []string{h.probe}
 	caps := h.s.Capabilities()
 	for _, l := range []struct{ capability, method string }{
@@ -203,6 +203,14 @@ type sent struct {
 	// (the validator's reason); the answer must be an isError result or
 	// JSON-RPC error -32602.
 	badArgs, tool string
+	// earlier names an earlier case's message with the same id whose
+	// answer was still due when this case began: an answer to this id may
+	// be that one's, and is never held against this case alone.
+	earlier string
+	depth   int // nesting, when past judge.ParserDepthFloor
+	// refuse: a request the server must refuse (unknown method, invalid
+	// params), judged by judgeRefusal
+	refuse *invalidReq
 }
 
 // xopts tune exchangeOn for a session other than the harness's own (the
@@ -215,9 +223,16 @@ type xopts struct {
 	// lateOK holds the id keys of requests cancelled earlier: a response
 	// to one of them may still come.
 	lateOK map[string]bool
+	// lateFrom holds the id keys of earlier cases' messages whose answers
+	// may still come, each with the case it belongs to.
+	lateFrom map[string]string
 	// rejectOK: on HTTP, a 4xx reply is an answer to the request it carried.
 	rejectOK bool
 }
+
+// late reports whether an answer to id key k may still come from an
+// earlier case.
+func (xo xopts) late(k string) bool { return xo.lateOK[k] || xo.lateFrom[k] != "" }
 
 // outcome is one judged exchange.
 type outcome struct {
@@ -260,14 +275,15 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 	if own {
 		if h.late == nil || len(h.late) > maxLate {
-			h.late = map[string]bool{}
+			h.late = map[string]string{}
 		}
-		xo.lateOK = h.late
+		xo.lateFrom = h.late
 	}
+	caseNo := h.cases.Load()
 	stdio := s.Transport() == wire.Stdio
 	reqs := map[string]*sent{}
 	loose := map[string]*sent{}
-	faultIDs := map[string]string{} // id key of a faulty message whose id is readable → the fault
+	faultIDs := map[string]judge.Fault{} // id key of a faulty message whose id is readable → the fault
 	var order []*sent
 	var cancels []string
 	faults := 0
@@ -275,7 +291,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		if stdio && bytes.ContainsAny(raw, "\r\n") {
 			faults++ // several lines on stdio: none of them a whole message
 			if m, err := jsonrpc.Decode(raw); err == nil && m.ID.Valid() && reqs[m.ID.Key()] == nil {
-				faultIDs[m.ID.Key()] = "embedded-newline" // executing it means reading stdin as a JSON stream, not as lines
+				faultIDs[m.ID.Key()] = judge.FaultEmbeddedNewline // executing it means reading stdin as a JSON stream, not as lines
 			}
 			continue
 		}
@@ -285,21 +301,29 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			// MCP messages are UTF-8: rejecting the request with an error
 			// addressed to its id is fine, executing it is not
 			faults++
-			faultIDs[m.ID.Key()] = "invalid-utf8"
+			faultIDs[m.ID.Key()] = judge.FaultInvalidUTF8
 		case err != nil || !utf8.Valid(raw):
 			faults++
 		case m.Kind() == jsonrpc.KindRequest && m.JSONRPC == "2.0" && m.MethodIsString && m.ID.Valid() && reqs[m.ID.Key()] == nil:
-			r := &sent{id: m.ID, method: m.Method}
-			if jsonDepth(raw) > parserDepth {
-				// Valid JSON deeper than common parsers go (go-sdk stops
-				// at 1000 levels): a parse error, addressed to the request
-				// or to none, is a fair answer.
+			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()]}
+			if jsonDepth(raw) > judge.ParserDepthFloor {
+				// Valid JSON deeper than some parsers go (serde_json stops
+				// at 128 levels, go-sdk at 10000): a parse error, addressed
+				// to the request or to none, is a fair answer; silence
+				// too, as long as the server stays alive.
+				// Its answer is awaited after the probe when the server
+				// has answered one as deep before (awaitFaultAnswers).
 				faults++
 				r.mayDrop = true
+				r.depth = jsonDepth(raw)
+				if int64(r.depth) <= h.deepAnswered.Load() {
+					faultIDs[m.ID.Key()] = judge.FaultTooDeep
+				}
 			}
 			if m.Method == "tools/call" {
 				r.tool, r.badArgs = h.argumentFault(m.Params)
 			}
+			r.refuse = h.refusal(m.Method, m.Params)
 			reqs[m.ID.Key()] = r
 			order = append(order, r)
 			if _, taken := loose[m.ID.LooseKey()]; !taken {
@@ -317,9 +341,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		default:
 			faults++
 			if m.ID.Valid() && reqs[m.ID.Key()] == nil && m.MethodIsString {
-				kind := "invalid-envelope"
+				kind := judge.FaultInvalidEnvelope
 				if m.JSONRPC != "2.0" {
-					kind = "wrong-jsonrpc-version"
+					kind = judge.FaultWrongVersion
 				}
 				faultIDs[m.ID.Key()] = kind
 			}
@@ -405,7 +429,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					answered++
 				}
 				seen[e.Msg.ID.Key()] = true
-			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.lateOK[e.Msg.ID.Key()] && faultIDs[e.Msg.ID.Key()] == "" {
+			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.late(e.Msg.ID.Key()) && faultIDs[e.Msg.ID.Key()] == "" {
 				unknown++
 			}
 		}
@@ -443,7 +467,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		resp, perr = s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdrs(h.probe, p)}, h.timeout)
 	}
 	if perr == nil {
-		h.awaitFaultAnswers(ctx, s, mark, faultIDs)
+		h.awaitFaultAnswers(ctx, s, mark, faultIDs, cancels)
 	}
 	closed, cerr := s.Closed()
 	if !closed && perr != nil && errors.Is(perr, wire.ErrClosed) {
@@ -477,6 +501,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		if e.Msg.Kind() == jsonrpc.KindResponse {
 			switch r := reqs[e.Msg.ID.Key()]; {
 			case r != nil && e.Msg.HasID:
+				if d := int64(r.depth); d > h.deepAnswered.Load() {
+					h.deepAnswered.Store(d)
+				}
 				r.count++
 				method = r.method
 				if out.resp[e.Msg.ID.Key()] == nil {
@@ -484,15 +511,21 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					if r.badArgs != "" {
 						probs = append(probs, judgeBadArgs(s.Modern(), r, e.Msg)...)
 					}
+					if r.refuse != nil {
+						probs = append(probs, judgeRefusal(s.Modern(), r.refuse, r, e.Msg)...)
+					}
 				}
 			case !e.Msg.HasID || e.Msg.ID.IsNull():
 				switch {
 				case e.Msg.HasResult:
 					probs = append(probs, problem{"correlation", "result-without-id", "a result addressed to no request: " + clip(e.Msg.Raw)})
 				case faults == 0 && !rejected[e.Frame.Exchange]: // the error body of a 4xx rejection may be addressed to no request
+					// every message was well-formed, so every id could be
+					// read (JSON-RPC 2.0 wants a null id only when it
+					// could not be determined)
 					probs = append(probs, problem{"correlation", "error-without-id", "an error addressed to no request although every message was well-formed: " + clip(e.Msg.Raw)})
 				case !rejected[e.Frame.Exchange]: // a 4xx rejection's body is the HTTP layer's answer
-					if p, bad := judgeFaultCode("", e.Msg); bad {
+					if p, bad := judgeFault(judge.FaultUnparseable, e.Msg); bad {
 						probs = append(probs, p)
 					}
 				}
@@ -501,13 +534,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				// reproducing or shrinking it) sends the same ids again
 				fault := faultIDs[e.Msg.ID.Key()]
 				h.answeredFaults.Store(fault, true)
-				if e.Msg.HasResult {
-					probs = append(probs, problem{"fault", "executed-" + fault, fmt.Sprintf("a message with %s (id %s) was executed instead of rejected: %s",
-						strings.ReplaceAll(fault, "-", " "), clip([]byte(e.Msg.ID.String())), clip(e.Msg.Raw))})
-				} else if p, bad := judgeFaultCode(fault, e.Msg); bad {
+				if p, bad := judgeFault(fault, e.Msg); bad {
 					probs = append(probs, p)
 				}
-			case xo.lateOK[e.Msg.ID.Key()]:
+			case xo.late(e.Msg.ID.Key()):
 				// a late answer to a request cancelled earlier
 			case strings.HasPrefix(e.Msg.ID.String(), `"mcpconform-probe-`):
 				// the probe's own response
@@ -555,8 +585,18 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			case r.count == 0:
 				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s) within %s", r.method, clip([]byte(r.id.String())), h.timeout)})
 				broken = true
+			case r.count == 2 && r.earlier != "":
+				// one of them answers the earlier case's message
 			case r.count > 1:
 				probs = append(probs, problem{"correlation", "duplicate-response", fmt.Sprintf("%d responses to %s (id %s)", r.count, r.method, clip([]byte(r.id.String())))})
+			}
+		}
+	}
+	for i, p := range probs {
+		for _, r := range order {
+			if r.earlier != "" && strings.Contains(p.Detail, "(id "+clip([]byte(r.id.String()))+")") {
+				probs[i].Detail += fmt.Sprintf(" [the answer may be the late one to an earlier case's message with the same id (%s)]", r.earlier)
+				break
 			}
 		}
 	}
@@ -566,12 +606,32 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	if own {
 		// Answers to this case's faults and dropped requests may still
 		// come during the next cases: they are not the next cases' defects.
+		byKey := map[string][]byte{}
+		for _, raw := range msgs {
+			if m, err := jsonrpc.Decode(raw); err == nil && m.ID.Valid() {
+				byKey[m.ID.Key()] = raw
+			}
+		}
 		for k := range faultIDs {
-			h.late[k] = true
+			h.late[k] = fmt.Sprintf("case %d: %s", caseNo, clip(byKey[k]))
+		}
+		for _, r := range order {
+			switch {
+			case r.count == 0 || r.count == 1 && r.earlier != "":
+				h.late[r.id.Key()] = fmt.Sprintf("case %d: %s", caseNo, clip(byKey[r.id.Key()]))
+			case r.earlier != "":
+				delete(h.late, r.id.Key()) // both answers came
+			}
+		}
+	}
+	if !own && xo.lateOK != nil {
+		// the state machines' next steps on the same session
+		for k := range faultIDs {
+			xo.lateOK[k] = true
 		}
 		for _, r := range order {
 			if r.count == 0 {
-				h.late[r.id.Key()] = true
+				xo.lateOK[r.id.Key()] = true
 			}
 		}
 	}
@@ -588,10 +648,13 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 // but requests are served concurrently, so an answer may follow the
 // probe's, and judging the case without it made its re-runs (rapid's
 // reproduction and shrinking) flaky.
-func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]string) {
+func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]judge.Fault, cancels []string) {
 	want := map[string]bool{}
 	for k, kind := range faultIDs {
-		if _, ok := h.answeredFaults.Load(kind); ok {
+		if slices.Contains(cancels, k) {
+			continue // a cancelled request may stay unanswered
+		}
+		if _, ok := h.answeredFaults.Load(kind); ok || kind == judge.FaultTooDeep {
 			want[k] = true
 		}
 	}
@@ -615,142 +678,6 @@ func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mar
 			return
 		}
 	}
-}
-
-// argumentFault returns the tool a tools/call names and, when its
-// arguments break that tool's inputSchema, the validator's reason ("" when
-// they conform, the tool is not one the harness listed, or its schema does
-// not compile).
-func (h *harness) argumentFault(params json.RawMessage) (tool, reason string) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return "", ""
-	}
-	for _, t := range h.tools {
-		if t.name != p.Name || t.schema == nil {
-			continue
-		}
-		args := p.Arguments
-		if len(args) == 0 || string(args) == "null" {
-			// Absent arguments are no arguments; null is read as absent
-			// by common servers (go-sdk among them), a leniency the
-			// oracle tolerates (TOOL-011 judges non-object arguments).
-			args = json.RawMessage(`{}`)
-		}
-		if err := toolschema.Validate(t.schema, args); err != nil {
-			return p.Name, toolschema.OneLine(err)
-		}
-	}
-	return p.Name, ""
-}
-
-// judgeBadArgs judges the answer to a tools/call whose arguments break the
-// inputSchema: a tool execution error (isError) or, tolerated (SPEC-DIGEST
-// §17.3), JSON-RPC -32602. A result without isError means the tool ran on
-// input it declared invalid; another error code puts the rejection in the
-// wrong layer (an internal error is not a validation error).
-func judgeBadArgs(modern bool, r *sent, resp *jsonrpc.Message) []problem {
-	what := fmt.Sprintf("tools/call %s (id %s) with arguments that break its inputSchema (%s)", clip([]byte(r.tool)), clip([]byte(r.id.String())), r.badArgs)
-	if resp.HasResult {
-		res := resp.ResultObject()
-		switch {
-		case res == nil:
-			return nil // judged by the message model
-		case string(res["isError"]) == "true":
-			return nil
-		case modern && string(res["resultType"]) == `"input_required"`:
-			return nil // asks for input first; the validation may come with the retry
-		}
-		return []problem{{"tools", "executed-invalid-arguments", what + " was executed: a result without isError: " + clip(resp.Raw)}}
-	}
-	code, ok := resp.ErrorCode()
-	switch {
-	case !ok:
-		return nil // judged by the message model
-	case code == jsonrpc.CodeInvalidParams:
-		return nil
-	case code == jsonrpc.CodeHeaderMismatch && modern:
-		return nil // an argument mirrored in a header: the header check may come first
-	}
-	return []problem{{"tools", "invalid-arguments-wrong-error", fmt.Sprintf("%s got JSON-RPC error %d; the answer is an isError result (or -32602): %s", what, code, clip(resp.Raw))}}
-}
-
-// faultCodes are the JSON-RPC error codes that answer a malformed message:
-// parse error and invalid request; invalid UTF-8 inside a string may also
-// surface as invalid params.
-var faultCodes = map[string][]int64{
-	"":                      {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	"invalid-envelope":      {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	"wrong-jsonrpc-version": {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	"invalid-utf8":          {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams},
-}
-
-// judgeFaultCode judges the error that answers a malformed message (fault
-// names the fault of the message whose id it carries; "" for an error
-// addressed to no request).
-func judgeFaultCode(fault string, resp *jsonrpc.Message) (problem, bool) {
-	allowed, known := faultCodes[fault]
-	code, ok := resp.ErrorCode()
-	if !known || !ok || slices.Contains(allowed, code) {
-		return problem{}, false
-	}
-	what := "an error addressed to no request"
-	if fault != "" {
-		what = fmt.Sprintf("the error answering a message with %s (id %s)", strings.ReplaceAll(fault, "-", " "), clip([]byte(resp.ID.String())))
-	}
-	return problem{"fault", "wrong-error-code", fmt.Sprintf("%s has code %d; a malformed message is answered with %v: %s", what, code, allowed, clip(resp.Raw))}, true
-}
-
-// parserDepth is the nesting depth above which a message may be answered
-// like a parse error.
-const parserDepth = 1000
-
-// jsonDepth returns the deepest nesting of arrays and objects in raw
-// (strings skipped; raw need not be valid).
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
-}
-
-// crossedWith returns the other request in flight whose method's result
-// the response resp (invalid for its own method) has the shape of: the
-// server answered one request with another's result.
-func crossedWith(rev catalog.Revision, resp *jsonrpc.Message, method string, order []*sent) *sent {
-	if method == "" || !resp.HasResult {
-		return nil
-	}
-	for _, o := range order {
-		if o.method == method || o.id.Key() == resp.ID.Key() {
-			continue
-		}
-		if len(msgcheck.ValidateServerMessage(string(rev), resp.Raw, o.method)) == 0 {
-			return o
-		}
-	}
-	return nil
 }
 
 // transcript renders the frames of s after mark, one line each.
@@ -802,202 +729,6 @@ func clip(b []byte) string {
 		return s[:n] + fmt.Sprintf("… (%d bytes)", len(b))
 	}
 	return s
-}
-
-// ---- running rapid from a main binary (STYLE.md §7(b)) ----
-
-var rapidInit sync.Once
-
-func setupRapid(checks int, seed uint64, shrink time.Duration) {
-	rapidInit.Do(func() {
-		testing.Init()
-		if !flag.Parsed() {
-			_ = flag.CommandLine.Parse(nil)
-		}
-	})
-	_ = flag.Set("rapid.checks", strconv.Itoa(checks))
-	_ = flag.Set("rapid.seed", strconv.FormatUint(seed, 10))
-	_ = flag.Set("rapid.nofailfile", "true")
-	_ = flag.Set("rapid.shrinktime", shrink.String())
-	_ = flag.Set("rapid.steps", strconv.Itoa(seqSteps))
-}
-
-// mainTB is the rapid.TB of a campaign: it records failures; FailNow and
-// SkipNow end the goroutine running rapid.Check.
-type mainTB struct {
-	name   string
-	mu     sync.Mutex
-	failed bool
-	flaky  bool // rapid could not reproduce the failure it found
-	// reported is the error rapid reported last ("[rapid] failed after"):
-	// the signature of the shrunk case, or of a re-run that showed another
-	// defect than the first run (rapid then does not shrink)
-	reported string
-	logs     []string
-}
-
-func (t *mainTB) Helper()      {}
-func (t *mainTB) Name() string { return t.name }
-func (t *mainTB) Logf(format string, args ...any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if strings.HasPrefix(format, "[rapid] flaky test") {
-		t.flaky = true
-	}
-	if strings.HasPrefix(format, "[rapid] failed after") && len(args) > 1 {
-		t.reported = fmt.Sprint(args[1])
-	}
-	if len(t.logs) < 100 {
-		t.logs = append(t.logs, fmt.Sprintf(format, args...))
-	}
-}
-func (t *mainTB) Log(args ...any)                  { t.Logf("%s", fmt.Sprint(args...)) }
-func (t *mainTB) Skipf(format string, args ...any) { t.Logf(format, args...); t.SkipNow() }
-func (t *mainTB) Skip(args ...any)                 { t.Log(args...); t.SkipNow() }
-func (t *mainTB) SkipNow()                         { runtime.Goexit() }
-func (t *mainTB) Errorf(format string, args ...any) {
-	t.Logf(format, args...)
-	t.Fail()
-}
-func (t *mainTB) Error(args ...any)                 { t.Log(args...); t.Fail() }
-func (t *mainTB) Fatalf(format string, args ...any) { t.Errorf(format, args...); t.FailNow() }
-func (t *mainTB) Fatal(args ...any)                 { t.Error(args...); t.FailNow() }
-func (t *mainTB) FailNow()                          { t.Fail(); runtime.Goexit() }
-func (t *mainTB) Fail() {
-	t.mu.Lock()
-	t.failed = true
-	t.mu.Unlock()
-}
-func (t *mainTB) Failed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.failed
-}
-
-// failFunc reports a case's problems: those with a signature not yet
-// known end the case as a finding (rapid then shrinks it).
-type failFunc func(t *rapid.T, probs []problem, transcript []string, msgs [][]byte, steps []Step)
-
-// caseFunc runs one case of a property.
-type caseFunc func(ctx context.Context, t *rapid.T, fail failFunc)
-
-// msgCase is the case of a message property: generate, exchange, judge.
-func (h *harness) msgCase(gen func(*rapid.T) [][]byte) caseFunc {
-	return func(ctx context.Context, t *rapid.T, fail failFunc) {
-		msgs := gen(t)
-		ps, transcript := h.exchange(ctx, msgs)
-		fail(t, ps, transcript, msgs, nil)
-	}
-}
-
-// check runs one property with rapid until it fails with a signature not
-// in known, the checks are done, or the deadline passes (shrinking goes on
-// for up to shrink more, never past end). It returns the
-// shrunk finding (nil: none) and the number of cases run.
-//
-// rapid shrinks a failure only after running the failing case again; a
-// failure that depends on timing (a concurrency defect on a loaded
-// machine) may not show the second time, or show as another defect, and
-// rapid then gives up at once.
-// Such a search is run again from the same seed, so that the same case
-// comes up (maxFlakyRuns in all, within the deadline); when none of them
-// reproduces, the finding is reported unshrunk and marked Flaky.
-func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int) {
-	if shrink <= 0 {
-		shrink = max(time.Second, min(20*time.Second, time.Until(deadline)/2))
-	}
-	// rapid checks its shrink budget between steps only, and a state
-	// machine's step can take seconds: past the deadline plus the shrink
-	// budget every case passes at once, so the property ends on time.
-	hard := deadline.Add(shrink)
-	if hard.After(end) {
-		hard = end // the campaign's own budget
-	}
-	var flaky *Finding
-	cases := 0
-	for run := 0; run < maxFlakyRuns; run++ {
-		f, n, unsure := h.checkOnce(ctx, prop, body, seed, checks, deadline, hard, shrink, known)
-		cases += n
-		if f != nil && !unsure {
-			return f, cases
-		}
-		if f != nil {
-			f.Flaky = true
-			flaky = f
-		}
-		if f == nil || ctx.Err() != nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	return flaky, cases
-}
-
-// maxFlakyRuns bounds the searches of a property whose failure rapid could
-// not reproduce.
-const maxFlakyRuns = 3
-
-// checkOnce is one rapid search of check: the finding (nil: none), the
-// cases run, and whether rapid could not reproduce the failure, or the
-// re-run showed another defect (the finding is then the case as first
-// found, not shrunk).
-func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
-	setupRapid(checks, seed, shrink)
-	var first, last *Finding // the failure as first found; the last one (shrunk)
-	cases := 0
-	tb := &mainTB{name: "mcpconform-fuzz-" + prop}
-	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
-		for _, p := range ps {
-			// Server text quoted in a finding goes through the run's
-			// redactor like every report (the frames already did).
-			red := h.tg.Recorder.Redactor()
-			f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: red.String(p.Detail),
-				Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: clipLines(transcript)}
-			if known[f.Signature()] {
-				continue
-			}
-			for _, m := range msgs {
-				f.Messages = append(f.Messages, RawOf(m))
-			}
-			f.Steps = append([]Step(nil), steps...)
-			last = &f
-			if first == nil {
-				first = last
-			}
-			// rapid reproduces and shrinks a failure only while the error
-			// string stays the same: the signature, not the detail (ids,
-			// which of two crossed responses came first, the server's
-			// bytes), or shrinking stops at once.
-			rt.Fatalf("%s", f.Signature())
-		}
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rapid.Check(tb, func(rt *rapid.T) {
-			now := time.Now()
-			if ctx.Err() != nil || (last == nil && now.After(deadline)) || now.After(hard) {
-				return // out of budget: the remaining checks (or shrink steps) pass at once
-			}
-			cases++
-			h.cases.Add(1)
-			body(ctx, rt, fail)
-		})
-	}()
-	<-done
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	if first != nil && (tb.flaky || tb.reported != "" && tb.reported != first.Signature()) {
-		return first, cases, true
-	}
-	return last, cases, false
-}
-
-// clipLines keeps the last maxTranscript lines of a long transcript.
-func clipLines(lines []string) []string {
-	if len(lines) <= maxTranscript {
-		return lines
-	}
-	return append([]string{fmt.Sprintf("… %d earlier lines", len(lines)-maxTranscript)}, lines[len(lines)-maxTranscript:]...)
 }
 
 func writeFile(path string, b []byte) error {

@@ -43,6 +43,12 @@ func Stdio(command string, args ...string) Target {
 // HTTP checks a Streamable HTTP endpoint.
 func HTTP(url string) Target { return Target{url: url} }
 
+// Command returns the command line of a stdio target (nil for HTTP).
+func (t Target) Command() []string { return append([]string(nil), t.command...) }
+
+// URL returns the endpoint of an HTTP target ("" for stdio).
+func (t Target) URL() string { return t.url }
+
 // Option tunes a Run.
 type Option func(*config)
 

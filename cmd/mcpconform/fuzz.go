@@ -17,7 +17,6 @@ import (
 	"github.com/mcpconform/mcpconform/fuzz"
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/reports"
-	"github.com/onsi/ginkgo/v2/types"
 )
 
 const fuzzUsageLine = "mcpconform fuzz [flags] -- COMMAND [ARGS...] | mcpconform fuzz [flags] --url URL | mcpconform fuzz --replay FILE [flags] -- COMMAND | --url URL"
@@ -37,6 +36,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		corpus     = fs.String("corpus", "", "directory where the replayable cases of the findings are saved (default: REPORT-DIR/corpus)")
 		properties = fs.String("properties", "", "comma list of properties to run ("+strings.Join(fuzz.Properties(), ", ")+"; default all)")
 		replay     = fs.String("replay", "", "re-send one saved case (a corpus file) and report FIXED or STILL FAILING")
+		strict     = fs.Bool("strict", false, "fail on WARN findings too (SHOULD-level and unconfirmed ones)")
 	)
 	if done, code := parseFlags(fs, args, fuzzUsageLine, stdout, stderr); done {
 		return code
@@ -110,7 +110,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	res, err := fuzz.Run(ctx, fuzz.Config{
 		Target: tg, Revision: rev, Policy: tf.policy, Checks: *checks, Seed: *seed,
 		Duration: *duration, Properties: props, Out: redactingWriter{stderr, redactor.String},
-		Status: true, Live: isTerminal(stderr),
+		Status: true, Live: isTerminal(stderr), Strict: *strict,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %s\n", redactor.String(err.Error()))
@@ -128,7 +128,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	if err := writeFindings(filepath.Join(dir, "findings.json"), res); err != nil {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %v\n", err)
 	}
-	rep := fuzzReport(tg.Transport(), tg.Describe(), string(tf.policy), res, started)
+	rep := fuzzReport(tg.Transport(), tg.Describe(), string(tf.policy), res, started, *strict)
 	if path, err := reports.WriteJSON(dir, rep); err != nil {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %v\n", err)
 	} else {
@@ -141,12 +141,16 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		tg.Describe(), res.Revision, res.Elapsed.Round(time.Millisecond), res.Cases, res.Exchanges,
 		float64(res.Exchanges)/max(res.Elapsed.Seconds(), 1e-9), res.Seed, len(res.Findings))
 	for _, f := range res.Findings {
-		fmt.Fprintf(stdout, "  %s: %s\n    replay: mcpconform fuzz --replay %s -- …\n", f.Signature(), redactor.String(f.Detail), f.File)
+		unconfirmed := ""
+		if f.Unconfirmed {
+			unconfirmed = " (unconfirmed)"
+		}
+		fmt.Fprintf(stdout, "  %s %s %s%s %s: %s\n    replay: mcpconform fuzz --replay %s -- …\n", f.Verdict, f.Requirement, f.Level, unconfirmed, f.Signature(), redactor.String(f.Detail), f.File)
 	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stdout, "  skipped %s\n", s)
 	}
-	if len(res.Findings) > 0 {
+	if !rep.Summary.Passed {
 		return exitFail
 	}
 	return exitOK
@@ -203,48 +207,6 @@ func nonNil(fs []fuzz.Finding) []fuzz.Finding {
 	return fs
 }
 
-// fuzzReport renders a campaign in the run's result model: one result per
-// property (PASS, or FAIL with the findings).
-func fuzzReport(transport, describe, pol string, res *fuzz.Result, started time.Time) *reports.Report {
-	rep := &reports.Report{
-		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpconform fuzz", Version: toolVersion()},
-		Target:        reports.Target{Transport: transport},
-		CallPolicy:    pol,
-		Revision:      string(res.Revision),
-		Revisions:     []string{string(res.Revision)},
-		StartedAt:     started,
-		DurationMs:    res.Elapsed.Milliseconds(),
-	}
-	if transport == "http" {
-		rep.Target.URL = describe
-	} else {
-		rep.Target.Command = strings.Fields(describe)
-	}
-	for _, p := range fuzz.Properties() {
-		r := reports.Result{Requirement: "FUZZ-" + strings.ToUpper(p), Title: "fuzz property " + p, Area: "fuzz", Level: "MUST",
-			Verdict: "PASS", Transport: transport, Revision: string(res.Revision)}
-		for _, s := range res.Skipped {
-			if strings.HasPrefix(s, p+":") {
-				r.Verdict, r.Message = "NA", s
-			}
-		}
-		for _, f := range res.Findings {
-			if f.Property != p {
-				continue
-			}
-			r.Verdict = "FAIL"
-			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s (replay: %s)", f.Signature(), f.Detail, f.File))
-			if r.Message == "" {
-				r.Message, r.Actual = f.Detail, strings.Join(f.Transcript, "\n")
-			}
-		}
-		rep.Results = append(rep.Results, r)
-	}
-	rep.Summary = reports.Summarize(rep.Results, false)
-	return rep
-}
-
 // isTerminal reports whether w is a terminal (the live status line).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -253,26 +215,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// fuzzGinkgoReport gives a campaign's results the shape of a Ginkgo run
-// (one It per property, labelled like the suite's checks), so that
-// junit.xml is written by the same reporter as run's.
-func fuzzGinkgoReport(rep *reports.Report, started time.Time) types.Report {
-	end := started.Add(time.Duration(rep.DurationMs) * time.Millisecond)
-	gr := types.Report{SuitePath: "mcpconform fuzz", SuiteDescription: "mcpconform fuzz", SuiteSucceeded: rep.Summary.Passed,
-		StartTime: started, EndTime: end, RunTime: end.Sub(started)}
-	for _, r := range rep.Results {
-		sr := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: r.Requirement + " " + r.Title,
-			LeafNodeLabels: []string{"req:" + r.Requirement, "rev:" + r.Revision}, State: types.SpecStatePassed,
-			StartTime: started, EndTime: end, RunTime: end.Sub(started)}
-		switch r.Verdict {
-		case "FAIL":
-			sr.State, sr.Failure = types.SpecStateFailed, types.Failure{Message: r.Message}
-		case "NA":
-			sr.State = types.SpecStateSkipped
-		}
-		gr.SpecReports = append(gr.SpecReports, sr)
-	}
-	return gr
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -65,11 +66,7 @@ func (t *T) Violation(expected, actual, format string, args ...any) {
 }
 
 func (t *T) violation(expected, actual, message string) {
-	if t.out.Level == catalog.MUST {
-		t.out.Verdict = FAIL
-	} else {
-		t.out.Verdict = WARN
-	}
+	t.out.Verdict = Verdict(judge.Grade(t.out.Level, false)) // the grading the fuzzer shares
 	t.out.Message, t.out.Expected, t.out.Actual = message, expected, actual
 	panic(stopSignal{})
 }
@@ -78,7 +75,7 @@ func (t *T) violation(expected, actual, message string) {
 // server stopped answering (exited, closed the connection, went silent)
 // after the input the check sent. Robustness is never optional.
 func (t *T) Crashed(expected, actual, format string, args ...any) {
-	t.out.Verdict = FAIL
+	t.out.Verdict = Verdict(judge.Grade(t.out.Level, true))
 	t.out.Message, t.out.Expected, t.out.Actual = fmt.Sprintf(format, args...), expected, actual
 	panic(stopSignal{})
 }

@@ -9,6 +9,7 @@ import (
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -147,24 +148,23 @@ func errorChecks() {
 				what := fmt.Sprintf("tools/call %s with %s", cd.Name, v.what)
 				t.Step(what)
 				resp := mustAnswer(t, s, callParams(cd.Name, v.args), callOptions(t, cd.tool, v.args), what)
-				if resp.IsError() {
-					if code, _ := resp.ErrorCode(); code == jsonrpc.CodeInvalidParams {
-						t.Warn("%s got JSON-RPC error -32602 instead of an isError result the model can read (tolerated: the 2026 schema's example shows -32602, §17.3)", what)
-					} else {
-						bad.add("%s got JSON-RPC error %d: %s", what, code, c.Clip(resp.Msg.Raw))
-					}
-					continue
-				}
-				res := resp.Msg.ResultObject()
-				switch {
-				case res == nil:
+				// Classified by the rules the fuzzer shares (internal/judge).
+				switch judge.BadArguments(t.Modern(), resp.Msg) {
+				case judge.ArgsInvalidParams:
+					t.Warn("%s got JSON-RPC error -32602 instead of an isError result the model can read (tolerated: the 2026 schema's example shows -32602, §17.3)", what)
+				case judge.ArgsWrongError, judge.ArgsNoCode, judge.ArgsHeaderMismatch:
+					code, _ := resp.ErrorCode()
+					bad.add("%s got JSON-RPC error %d: %s", what, code, c.Clip(resp.Msg.Raw))
+				case judge.ArgsNotObject:
 					bad.add("%s: the result is not an object", what)
-				case t.Modern() && string(res["resultType"]) == `"input_required"`:
+				case judge.ArgsInputRequired:
 					t.Note("%s asked for more input (input_required) instead of rejecting the arguments", what)
-				case string(res["isError"]) != "true":
+				case judge.ArgsExecuted:
 					bad.add("%s was executed: a result without isError: %s", what, c.Clip(resp.Msg.Result))
-				case !explains(res):
-					bad.add("%s: the isError result has no explanatory content: %s", what, c.Clip(resp.Msg.Result))
+				case judge.ArgsToolError:
+					if !explains(resp.Msg.ResultObject()) {
+						bad.add("%s: the isError result has no explanatory content: %s", what, c.Clip(resp.Msg.Result))
+					}
 				}
 			}
 		}

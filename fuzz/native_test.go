@@ -1,0 +1,127 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/suites"
+)
+
+// From another module (testdata/extmod, a server's repository in
+// miniature), `go test -fuzz` runs a campaign through the public entry
+// point fuzz.Fuzz: it passes against the clean reference fixture, fails
+// with the finding (requirement, level, transcript) against a server that
+// crashes on deep nesting and writes the input to testdata/fuzz/FuzzServer,
+// where plain `go test` replays it and fails again.
+//
+// The fuzzing budgets are a few seconds (-fuzztime); most of the wall
+// time is the build of the instrumented test binary.
+func TestNativeEngineFromAnotherModule(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the go command is needed to run a module's fuzz test: %v", err)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := t.TempDir() // go test -fuzz writes the failing input into the module
+	for _, name := range []string{"go.mod", "go.sum", "server_fuzz_test.go"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "extmod", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "go.mod" {
+			b = bytes.Replace(b, []byte("=> ../../.."), []byte("=> "+root), 1)
+		}
+		if err := os.WriteFile(filepath.Join(mod, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goTest := func(server string, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // the harness never hangs
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-count=1"}, args...)...)
+		cmd.Dir = mod
+		// This test binary serves the fixtures (TestMain) when
+		// FUZZ_AS_FIXTURE=1, which the server inherits.
+		cmd.Env = append(os.Environ(), "MCPCONFORM_FUZZ_SERVER="+os.Args[0]+" "+server, "FUZZ_AS_FIXTURE=1", "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	campaign := []string{"-run", "^$", "-fuzz", "^FuzzServer$", "-parallel", "1"}
+
+	out, err := goTest("aftersales", append(campaign, "-fuzztime", "4s")...)
+	if err != nil {
+		t.Fatalf("against the reference: %v\n%s", err, out)
+	}
+	t.Logf("against the reference:\n%s", out)
+
+	out, err = goTest("aftersales --mutant exit-on-deep-nesting", append(campaign, "-fuzztime", "60s")...)
+	if err == nil || !strings.Contains(out, "FAIL RPC-005") || !strings.Contains(out, "raw/transport/crash") {
+		t.Fatalf("against a server that crashes on deep nesting: %v, want a failure with the finding\n%s", err, out)
+	}
+	t.Logf("against the mutant:\n%s", clipLog(out))
+	inputs, _ := filepath.Glob(filepath.Join(mod, "testdata", "fuzz", "FuzzServer", "*"))
+	if len(inputs) == 0 {
+		t.Fatalf("no failing input written to testdata/fuzz/FuzzServer\n%s", out)
+	}
+	out, err = goTest("aftersales --mutant exit-on-deep-nesting", "-run", "^FuzzServer$")
+	if err == nil || !strings.Contains(out, "raw/transport/crash") {
+		t.Fatalf("plain go test replaying %s: %v, want the finding again\n%s", inputs[0], err, out)
+	}
+	out, err = goTest("aftersales", "-run", "^FuzzServer$")
+	if err != nil {
+		t.Fatalf("plain go test replaying %s against the reference: %v\n%s", inputs[0], err, out)
+	}
+}
+
+// clipLog leaves out the engine's progress lines and rapid's draws.
+func clipLog(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, "fuzz: elapsed") && !strings.Contains(l, "[rapid] draw") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// NewTarget, the testing-free form for engines that replace the testing
+// package (ClusterFuzzLite, OSS-Fuzz): clean inputs against the reference,
+// and the deep-nesting crash found, as a *FindingError with its
+// requirement, within a bounded number of inputs.
+func TestTargetInput(t *testing.T) {
+	env := fuzzWithEnv()
+	ref := NewTarget(suites.Stdio(os.Args[0], "aftersales"), env, WithTimeout(2*time.Second))
+	defer ref.Close()
+	for i := range 30 {
+		if err := ref.Input([]byte(fmt.Sprint("input ", i))); err != nil {
+			t.Fatalf("input %d against the reference: %v", i, err)
+		}
+	}
+	mut := NewTarget(suites.Stdio(os.Args[0], "aftersales", "--mutant", "exit-on-deep-nesting"), env, WithTimeout(2*time.Second), WithProperties(PropRaw))
+	defer mut.Close()
+	for i := range 3000 {
+		err := mut.Input([]byte(fmt.Sprint("input ", i)))
+		if err == nil {
+			continue
+		}
+		var fe *FindingError
+		if !errors.As(err, &fe) || fe.Finding.Requirement != "RPC-005" || fe.Finding.Verdict != "FAIL" || !strings.Contains(err.Error(), "transport/crash") {
+			t.Fatalf("input %d: %v", i, err)
+		}
+		t.Logf("found at input %d: %v", i, err)
+		return
+	}
+	t.Fatal("no finding in 3000 inputs against a server that crashes on deep nesting")
+}
+
+func fuzzWithEnv() Option { return WithEnv("FUZZ_AS_FIXTURE=1") }

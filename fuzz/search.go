@@ -1,0 +1,213 @@
+package fuzz
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// The search: rapid run from a main binary (STYLE.md §7(b)), one property
+// at a time, with the flaky-failure loop.
+
+var rapidInit sync.Once
+
+func setupRapid(checks int, seed uint64, shrink time.Duration) {
+	rapidInit.Do(func() {
+		testing.Init()
+		if !flag.Parsed() {
+			_ = flag.CommandLine.Parse(nil)
+		}
+	})
+	_ = flag.Set("rapid.checks", strconv.Itoa(checks))
+	_ = flag.Set("rapid.seed", strconv.FormatUint(seed, 10))
+	_ = flag.Set("rapid.nofailfile", "true")
+	_ = flag.Set("rapid.shrinktime", shrink.String())
+	_ = flag.Set("rapid.steps", strconv.Itoa(seqSteps))
+}
+
+// mainTB is the rapid.TB of a campaign: it records failures; FailNow and
+// SkipNow end the goroutine running rapid.Check.
+type mainTB struct {
+	name   string
+	mu     sync.Mutex
+	failed bool
+	flaky  bool // rapid could not reproduce the failure it found
+	// reported is the error rapid reported last ("[rapid] failed after"):
+	// the signature of the shrunk case, or of a re-run that showed another
+	// defect than the first run (rapid then does not shrink)
+	reported string
+	logs     []string
+}
+
+func (t *mainTB) Helper()      {}
+func (t *mainTB) Name() string { return t.name }
+func (t *mainTB) Logf(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if strings.HasPrefix(format, "[rapid] flaky test") {
+		t.flaky = true
+	}
+	if strings.HasPrefix(format, "[rapid] failed after") && len(args) > 1 {
+		t.reported = fmt.Sprint(args[1])
+	}
+	if len(t.logs) < 100 {
+		t.logs = append(t.logs, fmt.Sprintf(format, args...))
+	}
+}
+func (t *mainTB) Log(args ...any)                  { t.Logf("%s", fmt.Sprint(args...)) }
+func (t *mainTB) Skipf(format string, args ...any) { t.Logf(format, args...); t.SkipNow() }
+func (t *mainTB) Skip(args ...any)                 { t.Log(args...); t.SkipNow() }
+func (t *mainTB) SkipNow()                         { runtime.Goexit() }
+func (t *mainTB) Errorf(format string, args ...any) {
+	t.Logf(format, args...)
+	t.Fail()
+}
+func (t *mainTB) Error(args ...any)                 { t.Log(args...); t.Fail() }
+func (t *mainTB) Fatalf(format string, args ...any) { t.Errorf(format, args...); t.FailNow() }
+func (t *mainTB) Fatal(args ...any)                 { t.Error(args...); t.FailNow() }
+func (t *mainTB) FailNow()                          { t.Fail(); runtime.Goexit() }
+func (t *mainTB) Fail() {
+	t.mu.Lock()
+	t.failed = true
+	t.mu.Unlock()
+}
+func (t *mainTB) Failed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
+}
+
+// failFunc reports a case's problems: those with a signature not yet
+// known end the case as a finding (rapid then shrinks it).
+type failFunc func(t *rapid.T, probs []problem, transcript []string, msgs [][]byte, steps []Step)
+
+// caseFunc runs one case of a property.
+type caseFunc func(ctx context.Context, t *rapid.T, fail failFunc)
+
+// msgCase is the case of a message property: generate, exchange, judge.
+func (h *harness) msgCase(gen func(*rapid.T) [][]byte) caseFunc {
+	return func(ctx context.Context, t *rapid.T, fail failFunc) {
+		msgs := gen(t)
+		ps, transcript := h.exchange(ctx, msgs)
+		fail(t, ps, transcript, msgs, nil)
+	}
+}
+
+// check runs one property with rapid until it fails with a signature not
+// in known, the checks are done, or the deadline passes (shrinking goes on
+// for up to shrink more, never past end). It returns the
+// shrunk finding (nil: none) and the number of cases run.
+//
+// rapid shrinks a failure only after running the failing case again; a
+// failure that depends on timing (a concurrency defect on a loaded
+// machine) may not show the second time, or show as another defect, and
+// rapid then gives up at once.
+// Such a search is run again from the same seed, so that the same case
+// comes up (maxFlakyRuns in all, within the deadline); when none of them
+// reproduces, the finding is reported unshrunk and marked Flaky.
+func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int) {
+	if shrink <= 0 {
+		shrink = max(time.Second, min(20*time.Second, time.Until(deadline)/2))
+	}
+	// rapid checks its shrink budget between steps only, and a state
+	// machine's step can take seconds: past the deadline plus the shrink
+	// budget every case passes at once, so the property ends on time.
+	hard := deadline.Add(shrink)
+	if hard.After(end) {
+		hard = end // the campaign's own budget
+	}
+	var flaky *Finding
+	cases := 0
+	for run := 0; run < maxFlakyRuns; run++ {
+		f, n, unsure := h.checkOnce(ctx, prop, body, seed, checks, deadline, hard, shrink, known)
+		cases += n
+		if f != nil && !unsure {
+			return f, cases
+		}
+		if f != nil {
+			f.Flaky = true
+			flaky = f
+		}
+		if f == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	return flaky, cases
+}
+
+// maxFlakyRuns bounds the searches of a property whose failure rapid could
+// not reproduce.
+const maxFlakyRuns = 3
+
+// checkOnce is one rapid search of check: the finding (nil: none), the
+// cases run, and whether rapid could not reproduce the failure, or the
+// re-run showed another defect (the finding is then the case as first
+// found, not shrunk).
+func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
+	setupRapid(checks, seed, shrink)
+	var first, last *Finding // the failure as first found; the last one (shrunk)
+	cases := 0
+	tb := &mainTB{name: "mcpconform-fuzz-" + prop}
+	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
+		for _, p := range ps {
+			// Server text quoted in a finding goes through the run's
+			// redactor like every report (the frames already did).
+			red := h.tg.Recorder.Redactor()
+			f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: red.String(p.Detail),
+				Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: clipLines(transcript),
+				rule: ruleFor(prop, h.tg.Transport(), h.probe, p, msgs, steps)}
+			if known[f.Signature()] {
+				continue
+			}
+			for _, m := range msgs {
+				f.Messages = append(f.Messages, RawOf(m))
+			}
+			f.Steps = append([]Step(nil), steps...)
+			last = &f
+			if first == nil {
+				first = last
+			}
+			// rapid reproduces and shrinks a failure only while the error
+			// string stays the same: the signature, not the detail (ids,
+			// which of two crossed responses came first, the server's
+			// bytes), or shrinking stops at once.
+			rt.Fatalf("%s", f.Signature())
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rapid.Check(tb, func(rt *rapid.T) {
+			now := time.Now()
+			if ctx.Err() != nil || (last == nil && now.After(deadline)) || now.After(hard) {
+				return // out of budget: the remaining checks (or shrink steps) pass at once
+			}
+			cases++
+			h.cases.Add(1)
+			body(ctx, rt, fail)
+		})
+	}()
+	<-done
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if first != nil && (tb.flaky || tb.reported != "" && tb.reported != first.Signature()) {
+		return first, cases, true
+	}
+	return last, cases, false
+}
+
+// clipLines keeps the last maxTranscript lines of a long transcript.
+func clipLines(lines []string) []string {
+	if len(lines) <= maxTranscript {
+		return lines
+	}
+	return append([]string{fmt.Sprintf("… %d earlier lines", len(lines)-maxTranscript)}, lines[len(lines)-maxTranscript:]...)
+}

@@ -1,0 +1,52 @@
+package fuzz
+
+import (
+	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+)
+
+// Findings carry the requirement they break, its level and the verdict the
+// suite would give; unconfirmed ones are WARN unless strict, except a
+// crash (the connection ended), which is a fact.
+func TestFindingsAreGradedLikeTheSuite(t *testing.T) {
+	ping := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	deep := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"x":` + nested(600) + `}}}`)
+	for _, c := range []struct {
+		prop, layer, code string
+		msgs              [][]byte
+		flaky, strict     bool
+		req, level, verd  string
+	}{
+		{PropRaw, "fault", "executed-invalid-utf8", nil, false, false, "RPC-005", "SHOULD", "WARN"},
+		{PropRaw, "fault", "executed-wrong-jsonrpc-version", nil, false, false, "RPC-006", "SHOULD", "WARN"},
+		{PropIDs, "correlation", "unknown-id", [][]byte{ping}, false, false, "RPC-002", "MUST", "FAIL"},
+		{PropIDs, "correlation", "unknown-id", [][]byte{ping}, true, false, "RPC-002", "MUST", "WARN"},
+		{PropIDs, "correlation", "unknown-id", [][]byte{ping}, true, true, "RPC-002", "MUST", "FAIL"},
+		{PropRaw, "transport", "crash", [][]byte{deep}, true, false, "RPC-005", "SHOULD", "FAIL"},
+		{PropRaw, "liveness", "no-answer", [][]byte{deep}, true, false, "RPC-005", "SHOULD", "WARN"},
+		{PropTools, "transport", "crash", [][]byte{ping}, false, false, "TOOL-014", "MUST", "FAIL"},
+		{PropTools, "tools", "executed-invalid-arguments", nil, false, false, "TOOL-012", "SHOULD", "WARN"},
+		{PropIDs, "message", "invalid-tools/list", nil, false, false, "RPC-013", "MUST", "FAIL"},
+		{PropIDs, "params", "executed-unknown-method", nil, false, false, "RPC-007", "MUST", "FAIL"},
+		{PropIDs, "params", "wrong-error-prompts/get", nil, false, false, "PRM-003", "SHOULD", "WARN"},
+	} {
+		f := Finding{Property: c.prop, Layer: c.layer, Code: c.code, Revision: string(catalog.Modern), Flaky: c.flaky,
+			rule: ruleFor(c.prop, "stdio", "server/discover", problem{c.layer, c.code, ""}, c.msgs, nil)}
+		f.grade(c.strict)
+		if f.Requirement != c.req || f.Level != c.level || f.Verdict != c.verd || f.Unconfirmed != c.flaky {
+			t.Errorf("%s (flaky %v, strict %v): %s %s %s, want %s %s %s", f.Signature(), c.flaky, c.strict, f.Requirement, f.Level, f.Verdict, c.req, c.level, c.verd)
+		}
+	}
+}
+
+func nested(n int) string {
+	s := ""
+	for range n {
+		s += "["
+	}
+	for range n {
+		s += "]"
+	}
+	return s
+}
