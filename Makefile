@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/mcpconform
 REPORTS ?= mcpconform-report
 
-.PHONY: build test demo demo-http bench lint checks-list clean
+.PHONY: build test corpus corpus-update demo demo-http bench lint checks-list clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
@@ -12,6 +12,19 @@ build:
 # everything; each mutant fails exactly its listed requirements).
 test:
 	$(GO) test -count=1 -timeout 20m ./...
+
+# The third-party corpus (fixtures/thirdparty, slow, not part of test):
+# installs pinned independent servers (npm and go-sdk examples) into
+# $$MCPCONFORM_CORPUS_CACHE (default ~/.cache/mcpconform-corpus), runs the
+# suite on each, two at a time, and fails on any FAIL/WARN/ERROR not in
+# fixtures/thirdparty/expected.yaml and on any listed one that is gone.
+# corpus-update rewrites the file (audit reasons kept, new entries UNAUDITED).
+corpus:
+	$(GO) vet -tags corpus ./fixtures/thirdparty/
+	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run TestThirdPartyCorpus ./fixtures/thirdparty/
+
+corpus-update:
+	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run TestThirdPartyCorpus ./fixtures/thirdparty/ -update
 
 # Runs the suite against the built-in reference servers: aftersales and
 # tutor (bearer-protected over HTTP), each over stdio and Streamable HTTP.
