@@ -116,6 +116,14 @@ type conn struct {
 	mcp         map[int64]bool // HTTP exchanges that carry MCP messages
 	progress    map[string]*progressState
 	lines       int // stdout lines seen (stdio)
+	// sentBatch: the harness sent a JSON array (a batch) on this
+	// connection; an array in reply is RPC-008's to judge, not a framing
+	// fault (house rule 9: the harness's own framing).
+	sentBatch bool
+	// rootsNudged: the harness sent notifications/roots/list_changed on
+	// this connection; a roots/list that follows is provoked by that
+	// input, not an unprompted use of an undeclared capability.
+	rootsNudged bool
 }
 
 // Observer watches every frame of a run. It is safe for concurrent use.
@@ -208,6 +216,9 @@ func (o *Observer) Frame(f wire.Frame) {
 
 // sent records what a request or notification of the harness tells.
 func (o *Observer) sent(c *conn, f wire.Frame) {
+	if t := bytes.TrimSpace(f.Raw); len(t) > 0 && t[0] == '[' {
+		c.sentBatch = true
+	}
 	m, err := jsonrpc.Decode(f.Raw)
 	if err != nil || !m.HasMethod {
 		return
@@ -222,6 +233,9 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 	if !m.HasID {
 		if m.Method == "notifications/initialized" {
 			c.initialized = true
+		}
+		if m.Method == "notifications/roots/list_changed" {
+			c.rootsNudged = true
 		}
 		return
 	}

@@ -176,3 +176,27 @@ func TestRequestsWithoutClientCapabilitiesAreAmbiguous(t *testing.T) {
 	f.recv("stdio#1", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`)
 	only(t, f.o)
 }
+
+// What the harness provoked is not held against the server (house rule 9):
+// a roots/list answering the harness's own roots/list_changed (it declared
+// no roots), and a batch reply to the harness's own batch (RPC-008's to
+// judge). The same messages unprovoked are violations.
+func TestHarnessProvokedIsNotJudged(t *testing.T) {
+	for _, provoked := range []bool{true, false} {
+		f := &feed{o: New()}
+		f.send("stdio#1", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		f.recv("stdio#1", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}}`)
+		f.send("stdio#1", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		if provoked {
+			f.send("stdio#1", `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			f.send("stdio#1", `[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"ping"}]`)
+		}
+		f.recv("stdio#1", `{"jsonrpc":"2.0","id":"s","method":"roots/list"}`)
+		f.recv("stdio#1", `[{"jsonrpc":"2.0","id":"b1","result":{}},{"jsonrpc":"2.0","id":"b2","result":{}}]`)
+		if provoked {
+			only(t, f.o)
+		} else {
+			only(t, f.o, "LIFE-005", "LEG-002", "STD-001")
+		}
+	}
+}
