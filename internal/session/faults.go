@@ -75,6 +75,15 @@ func (s *Session) nullIDTargetLocked(msg *jsonrpc.Message) *call {
 	if s.conn.Transport() != wire.Stdio || !msg.IsError() || len(s.pending) != 1 || s.rec == nil {
 		return nil
 	}
+	if s.junk.Load() {
+		// A parse error or an invalid-request error with id null may be
+		// the late answer to junk written earlier on this connection (a
+		// blank line, an invalid request); any other code answers a
+		// request the server parsed, and the only one in flight is ours.
+		if code, ok := msg.ErrorCode(); !ok || code == jsonrpc.CodeParseError || code == jsonrpc.CodeInvalidRequest {
+			return nil
+		}
+	}
 	var c *call
 	for _, x := range s.pending {
 		c = x
@@ -115,6 +124,20 @@ func wellFormedMethod(payload []byte) string {
 		return ""
 	}
 	return m.Method
+}
+
+// wellFormedNotification reports whether payload is one valid JSON-RPC 2.0
+// notification (a non-empty string method, no id, object params or none)
+// framed as one line with nothing around it.
+func wellFormedNotification(payload []byte) bool {
+	if len(payload) == 0 || len(bytes.TrimSpace(payload)) != len(payload) || bytes.ContainsAny(payload, "\r\n") {
+		return false
+	}
+	m, err := jsonrpc.Decode(payload)
+	if err != nil || m.JSONRPC != "2.0" || m.HasID || !m.MethodIsString || m.Method == "" {
+		return false
+	}
+	return !m.HasParams || (len(m.Params) > 0 && m.Params[0] == '{')
 }
 
 // requestFrame returns the recorded request frame of c (zero when not found).

@@ -90,6 +90,33 @@ func TestNullIDErrorNotAttributedWhenAmbiguous(t *testing.T) {
 			t.Fatalf("no fault expected, got %d", n)
 		}
 	})
+	// the regression the kill matrix found: blank lines of an earlier
+	// request, answered late with -32700 id null, after the next well-formed
+	// request went out (nothing else was written in between)
+	t.Run("late parse error for earlier blank lines", func(t *testing.T) {
+		rc, s, faults := newRecSession(t)
+		if _, err := s.SendRaw(context.Background(), []byte("\n"), &wire.SendOptions{Raw: true}); err != nil {
+			t.Fatal(err)
+		}
+		rc.next(t)
+		rc.answer(`{"jsonrpc":"2.0","id":"x","result":{}}`) // the server's last message
+		ch := callAsync(s, "ping", nil, &CallOptions{Timeout: 200 * time.Millisecond})
+		rc.next(t)
+		rc.answer(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+		if r := wait(t, ch); r.err == nil || (r.resp != nil && r.resp.NullID) {
+			t.Fatalf("the late parse error must not answer the ping: %+v %v", r.resp, r.err)
+		}
+		if _, n := faults.For("RPC-002"); n != 0 {
+			t.Fatalf("no fault expected, got %d", n)
+		}
+		// a code only a parsed request can get is still attributed
+		ch = callAsync(s, "mcpconform/none", nil, &CallOptions{Timeout: 2 * time.Second})
+		rc.next(t)
+		rc.answer(`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}`)
+		if r := wait(t, ch); r.err != nil || r.resp == nil || !r.resp.NullID {
+			t.Fatalf("the -32601 answers the only request in flight: %+v %v", r.resp, r.err)
+		}
+	})
 	t.Run("params an array", func(t *testing.T) {
 		rc, s, faults := newRecSession(t)
 		ch := callAsync(s, "ping", json.RawMessage(`[1]`), &CallOptions{Timeout: 200 * time.Millisecond})

@@ -7,6 +7,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -204,7 +205,12 @@ type Session struct {
 	warm   atomic.Bool // a call of this session was answered (latency)
 	// answered: a call of this session got its response (Startup)
 	answered atomic.Bool
-	lastIn   int64 // Seq of the last incoming frame handled (under mu)
+	// junk: something not a well-formed request or notification was
+	// written on this connection (a blank line, an invalid request, raw
+	// bytes); the server may answer it with "id": null at any later time,
+	// so such errors are no longer attributed (nullIDTargetLocked).
+	junk   atomic.Bool
+	lastIn int64 // Seq of the last incoming frame handled (under mu)
 	// lastInAt is when the last incoming frame was handled, timedOutAt
 	// when the last call that timed out was sent (under mu; Stalled).
 	lastInAt, timedOutAt time.Time
@@ -582,6 +588,9 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) == "" {
+		s.junk.Store(true)
+	}
 	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, payload: payload, mark: s.rec.Seq()}
 	s.mu.Lock()
 	c.lastIn = s.lastIn
@@ -686,6 +695,9 @@ func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.
 // SendRaw sends payload as is, with the session's headers for method
 // (method may be "" for none). It does not wait for anything.
 func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOptions) (*wire.Reply, error) {
+	if !wellFormedNotification(bytes.TrimSuffix(payload, []byte("\n"))) && wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) == "" {
+		s.junk.Store(true)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	return s.conn.Send(ctx, payload, so)

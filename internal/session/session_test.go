@@ -606,7 +606,14 @@ func TestClosedConnection(t *testing.T) {
 	if _, err := s.Call(context.Background(), "y", nil, nil); !errors.Is(err, wire.ErrClosed) {
 		t.Errorf("call after close err = %v, want ErrClosed", err)
 	}
-	evs := s.Events(0)
+	// the in-flight call can end (the connection closed) before the
+	// session's reader has handled the closed frame: wait for the event
+	var evs []Event
+	for i := 0; i < 200 && len(evs) == 0; i++ {
+		if evs = s.Events(0); len(evs) == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	if len(evs) != 1 || evs[0].Frame.Kind != wire.KindClosed || evs[0].Frame.Seq != closedFrame.Seq {
 		t.Errorf("events = %+v", evs)
 	}
