@@ -360,15 +360,7 @@ func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
 		if cl.resp != nil && cl.resp.Msg != nil && time.Since(pr.cancelAt) <= cancelGrace {
 			continue // answered within the race window
 		}
-		if d := time.Until(pr.cancelAt.Add(cancelWatch)); d > 0 {
-			w := time.NewTimer(d)
-			select {
-			case <-w.C:
-			case <-t.Ctx.Done():
-				w.Stop()
-			}
-		}
-		pr.watched = true
+		watchAfterCancel(t, pr)
 		break
 	}
 	if len(probes) == 0 && len(ph.calls) > 0 && t.Ctx.Err() == nil {
@@ -424,15 +416,7 @@ func cancelAtOnce(t *c.T, s *session.Session, ph *phase, tl tool, i int) *probe 
 	_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
 	<-done
 	ph.calls = append(ph.calls, cl)
-	if d := time.Until(pr.cancelAt.Add(cancelWatch)); d > 0 {
-		w := time.NewTimer(d)
-		select {
-		case <-w.C:
-		case <-t.Ctx.Done():
-			w.Stop()
-		}
-	}
-	pr.watched = true
+	watchAfterCancel(t, pr)
 	return pr
 }
 
@@ -646,4 +630,18 @@ func describeCall(cl *call) string {
 		s += ", logLevel " + cl.logLevel
 	}
 	return s + ")"
+}
+
+// watchAfterCancel waits out the watch window after pr's cancellation (what
+// arrives in it is judged) and marks the probe watched.
+func watchAfterCancel(t *c.T, pr *probe) {
+	if d := time.Until(pr.cancelAt.Add(cancelWatch)); d > 0 {
+		w := time.NewTimer(d)
+		select {
+		case <-w.C:
+		case <-t.Ctx.Done():
+			w.Stop()
+		}
+	}
+	pr.watched = true
 }
