@@ -19,6 +19,8 @@ import (
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/suites"
 	"pgregory.net/rapid"
+
+	"github.com/mcpconform/mcpconform/internal/rapidrun"
 )
 
 // Option tunes Fuzz.
@@ -272,22 +274,16 @@ func (t *Target) Input(data []byte) error {
 	}
 	h := fnv.New64a()
 	_, _ = h.Write(data)
-	setupRapid(1, h.Sum64(), time.Millisecond)
 	var found *FindingError
-	tb := &mainTB{name: "mcpconform-fuzz"}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rapid.Check(tb, func(rt *rapid.T) {
-			t.n.check(rt, func(rt *rapid.T, f Finding, text string) {
-				if (f.Failed() || t.n.cfg.strict) && found == nil {
-					found = &FindingError{Finding: f, text: text}
-					rt.Fatalf("%s", f.Signature())
-				}
-			})
+	tb := &rapidrun.TB{Label: "mcpconform-fuzz"}
+	rapidrun.Check(rapidrun.Options{Checks: 1, Seed: h.Sum64(), ShrinkTime: time.Millisecond, Steps: seqSteps}, tb, func(rt *rapid.T) {
+		t.n.check(rt, func(rt *rapid.T, f Finding, text string) {
+			if (f.Failed() || t.n.cfg.strict) && found == nil {
+				found = &FindingError{Finding: f, text: text}
+				rt.Fatalf("%s", f.Signature())
+			}
 		})
-	}()
-	<-done
+	})
 	if found != nil {
 		return found
 	}

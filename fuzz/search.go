@@ -2,88 +2,16 @@ package fuzz
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"runtime"
-	"strconv"
-	"strings"
-	"sync"
-	"testing"
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/mcpconform/mcpconform/internal/rapidrun"
 )
 
 // The search: rapid run from a main binary (STYLE.md §7(b)), one property
 // at a time, with the flaky-failure loop.
-
-var rapidInit sync.Once
-
-func setupRapid(checks int, seed uint64, shrink time.Duration) {
-	rapidInit.Do(func() {
-		testing.Init()
-		if !flag.Parsed() {
-			_ = flag.CommandLine.Parse(nil)
-		}
-	})
-	_ = flag.Set("rapid.checks", strconv.Itoa(checks))
-	_ = flag.Set("rapid.seed", strconv.FormatUint(seed, 10))
-	_ = flag.Set("rapid.nofailfile", "true")
-	_ = flag.Set("rapid.shrinktime", shrink.String())
-	_ = flag.Set("rapid.steps", strconv.Itoa(seqSteps))
-}
-
-// mainTB is the rapid.TB of a campaign: it records failures; FailNow and
-// SkipNow end the goroutine running rapid.Check.
-type mainTB struct {
-	name   string
-	mu     sync.Mutex
-	failed bool
-	flaky  bool // rapid could not reproduce the failure it found
-	// reported is the error rapid reported last ("[rapid] failed after"):
-	// the signature of the shrunk case, or of a re-run that showed another
-	// defect than the first run (rapid then does not shrink)
-	reported string
-	logs     []string
-}
-
-func (t *mainTB) Helper()      {}
-func (t *mainTB) Name() string { return t.name }
-func (t *mainTB) Logf(format string, args ...any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if strings.HasPrefix(format, "[rapid] flaky test") {
-		t.flaky = true
-	}
-	if strings.HasPrefix(format, "[rapid] failed after") && len(args) > 1 {
-		t.reported = fmt.Sprint(args[1])
-	}
-	if len(t.logs) < 100 {
-		t.logs = append(t.logs, fmt.Sprintf(format, args...))
-	}
-}
-func (t *mainTB) Log(args ...any)                  { t.Logf("%s", fmt.Sprint(args...)) }
-func (t *mainTB) Skipf(format string, args ...any) { t.Logf(format, args...); t.SkipNow() }
-func (t *mainTB) Skip(args ...any)                 { t.Log(args...); t.SkipNow() }
-func (t *mainTB) SkipNow()                         { runtime.Goexit() }
-func (t *mainTB) Errorf(format string, args ...any) {
-	t.Logf(format, args...)
-	t.Fail()
-}
-func (t *mainTB) Error(args ...any)                 { t.Log(args...); t.Fail() }
-func (t *mainTB) Fatalf(format string, args ...any) { t.Errorf(format, args...); t.FailNow() }
-func (t *mainTB) Fatal(args ...any)                 { t.Error(args...); t.FailNow() }
-func (t *mainTB) FailNow()                          { t.Fail(); runtime.Goexit() }
-func (t *mainTB) Fail() {
-	t.mu.Lock()
-	t.failed = true
-	t.mu.Unlock()
-}
-func (t *mainTB) Failed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.failed
-}
 
 // failFunc reports a case's problems: those with a signature not yet
 // known end the case as a finding (rapid then shrinks it).
@@ -152,10 +80,9 @@ const maxFlakyRuns = 3
 // re-run showed another defect (the finding is then the case as first
 // found, not shrunk).
 func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
-	setupRapid(checks, seed, shrink)
 	var first, last *Finding // the failure as first found; the last one (shrunk)
 	cases := 0
-	tb := &mainTB{name: "mcpconform-fuzz-" + prop}
+	tb := &rapidrun.TB{Label: "mcpconform-fuzz-" + prop}
 	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
 		for _, p := range ps {
 			// Server text quoted in a finding goes through the run's
@@ -182,23 +109,16 @@ func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, see
 			rt.Fatalf("%s", f.Signature())
 		}
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rapid.Check(tb, func(rt *rapid.T) {
-			now := time.Now()
-			if ctx.Err() != nil || (last == nil && now.After(deadline)) || now.After(hard) {
-				return // out of budget: the remaining checks (or shrink steps) pass at once
-			}
-			cases++
-			h.cases.Add(1)
-			body(ctx, rt, fail)
-		})
-	}()
-	<-done
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	if first != nil && (tb.flaky || tb.reported != "" && tb.reported != first.Signature()) {
+	rapidrun.Check(rapidrun.Options{Checks: checks, Seed: seed, ShrinkTime: shrink, Steps: seqSteps}, tb, func(rt *rapid.T) {
+		now := time.Now()
+		if ctx.Err() != nil || (last == nil && now.After(deadline)) || now.After(hard) {
+			return // out of budget: the remaining checks (or shrink steps) pass at once
+		}
+		cases++
+		h.cases.Add(1)
+		body(ctx, rt, fail)
+	})
+	if first != nil && (tb.Flaky() || tb.Reported() != "" && tb.Reported() != first.Signature()) {
 		return first, cases, true
 	}
 	return last, cases, false

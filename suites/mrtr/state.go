@@ -2,16 +2,13 @@ package mrtr
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"testing"
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/mcpconform/mcpconform/internal/rapidrun"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -32,51 +29,6 @@ const (
 	// oversize is the length of the oversize mutation.
 	oversize = 64 << 10
 )
-
-var rapidOnce sync.Once
-
-func setupRapid() {
-	rapidOnce.Do(func() {
-		testing.Init()
-		if !flag.Parsed() {
-			_ = flag.CommandLine.Parse(nil)
-		}
-	})
-	_ = flag.Set("rapid.checks", strconv.Itoa(tamperCases))
-	_ = flag.Set("rapid.seed", "2322") // reproducible: SEP-2322
-	_ = flag.Set("rapid.nofailfile", "true")
-	_ = flag.Set("rapid.shrinktime", tamperShrink.String())
-}
-
-// rapidTB records failures; FailNow and SkipNow end the goroutine running
-// rapid.Check.
-type rapidTB struct {
-	mu     sync.Mutex
-	failed bool
-}
-
-func (r *rapidTB) Helper()                           {}
-func (r *rapidTB) Name() string                      { return "mcpconform-mrtr-state" }
-func (r *rapidTB) Logf(string, ...any)               {}
-func (r *rapidTB) Log(...any)                        {}
-func (r *rapidTB) Skipf(string, ...any)              { r.SkipNow() }
-func (r *rapidTB) Skip(...any)                       { r.SkipNow() }
-func (r *rapidTB) SkipNow()                          { runtime.Goexit() }
-func (r *rapidTB) Errorf(string, ...any)             { r.Fail() }
-func (r *rapidTB) Error(...any)                      { r.Fail() }
-func (r *rapidTB) Fatalf(format string, args ...any) { r.Fail(); r.FailNow() }
-func (r *rapidTB) Fatal(...any)                      { r.Fail(); r.FailNow() }
-func (r *rapidTB) FailNow()                          { r.Fail(); runtime.Goexit() }
-func (r *rapidTB) Fail() {
-	r.mu.Lock()
-	r.failed = true
-	r.mu.Unlock()
-}
-func (r *rapidTB) Failed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failed
-}
 
 // tamperFinding is the shrunk counterexample.
 type tamperFinding struct {
@@ -129,31 +81,25 @@ func mutate(rt *rapid.T, state string) (string, string) {
 // tamperProperty runs the property on one flow; nil when every altered
 // state was rejected.
 func tamperProperty(t *c.T, s *session.Session, tg *target, retry session.Retry) *tamperFinding {
-	setupRapid()
 	state := tg.Interim.StateString
 	var last *tamperFinding
-	tb := &rapidTB{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rapid.Check(tb, func(rt *rapid.T) {
-			if t.Ctx.Err() != nil {
-				return
-			}
-			mutated, desc := mutate(rt, state)
-			if mutated == state {
-				return
-			}
-			raw, _ := json.Marshal(mutated)
-			resp, err := send(t, s, tg.Method, tg.Params, nil, session.Retry{InputResponses: retry.InputResponses, RequestState: raw})
-			switch outcome(resp, err) {
-			case "complete", "input_required":
-				last = &tamperFinding{mutation: desc, state: mutated, actual: resp.Describe()}
-				rt.Fatalf("accepted")
-			}
-		})
-	}()
-	<-done
+	// reproducible (seed: SEP-2322); rapid shrinks a failure to a minimal mutation
+	tb := rapidrun.Check(rapidrun.Options{Checks: tamperCases, Seed: 2322, ShrinkTime: tamperShrink}, &rapidrun.TB{Label: "mcpconform-mrtr-state"}, func(rt *rapid.T) {
+		if t.Ctx.Err() != nil {
+			return
+		}
+		mutated, desc := mutate(rt, state)
+		if mutated == state {
+			return
+		}
+		raw, _ := json.Marshal(mutated)
+		resp, err := send(t, s, tg.Method, tg.Params, nil, session.Retry{InputResponses: retry.InputResponses, RequestState: raw})
+		switch outcome(resp, err) {
+		case "complete", "input_required":
+			last = &tamperFinding{mutation: desc, state: mutated, actual: resp.Describe()}
+			rt.Fatalf("accepted")
+		}
+	})
 	if !tb.Failed() {
 		return nil
 	}
