@@ -132,7 +132,16 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 				}
 				return tg
 			}
-			res := campaign(t, tg("--mutant", m.Name), Config{Revision: w.revision, Checks: 100, Rounds: 1, Properties: []string{w.property}, ShrinkTime: w.shrink})
+			// The work is bounded by Checks; Duration is only a cap. A seq
+			// case starts a process and runs up to dozens of steps: on a
+			// loaded machine the default cap cut its re-runs short (a
+			// re-run out of budget passes at once, and rapid then calls
+			// the failure unreproducible), so seq gets a higher cap.
+			cfg := Config{Revision: w.revision, Checks: 100, Rounds: 1, Properties: []string{w.property}, ShrinkTime: w.shrink}
+			if w.property == PropSeq {
+				cfg.Duration = 90 * time.Second
+			}
+			res := campaign(t, tg("--mutant", m.Name), cfg)
 			var f *Finding
 			for i := range res.Findings {
 				if res.Findings[i].Signature() == w.signature {

@@ -23,5 +23,10 @@ func FuzzServer(f *testing.F) {
 	if len(cmd) == 0 {
 		f.Fatal("MCPCONFORM_FUZZ_SERVER names the server's command line")
 	}
-	fuzz.Fuzz(f, suites.Stdio(cmd[0], cmd[1:]...), fuzz.WithTimeout(2*time.Second))
+	opts := []fuzz.Option{fuzz.WithTimeout(2 * time.Second)}
+	// a campaign may be narrowed to some properties (e.g. "raw")
+	if ps := os.Getenv("MCPCONFORM_FUZZ_PROPERTIES"); ps != "" {
+		opts = append(opts, fuzz.WithProperties(strings.Split(ps, ",")...))
+	}
+	fuzz.Fuzz(f, suites.Stdio(cmd[0], cmd[1:]...), opts...)
 }
