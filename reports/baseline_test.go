@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 const validBaseline = `# mcpconform baseline: known failures that do not fail the run
@@ -38,7 +40,7 @@ func writeTempBaseline(t *testing.T, content string) string {
 }
 
 func TestLoadBaselineValid(t *testing.T) {
-	b, err := LoadBaseline(writeTempBaseline(t, validBaseline))
+	b, err := result.LoadBaseline(writeTempBaseline(t, validBaseline))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func TestLoadBaselineValid(t *testing.T) {
 		t.Errorf("got %+v", b)
 	}
 	for _, empty := range []string{"version: 1\n", "version: 1\nentries: []\n", "version: 1\nentries:\n"} {
-		b, err := ParseBaseline([]byte(empty), "b.yaml")
+		b, err := result.ParseBaseline([]byte(empty), "b.yaml")
 		if err != nil || len(b.Entries) != 0 {
 			t.Errorf("%q: %v %+v", empty, err, b)
 		}
@@ -93,28 +95,28 @@ func TestLoadBaselineErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseBaseline([]byte(c.in), "b.yaml")
+			_, err := result.ParseBaseline([]byte(c.in), "b.yaml")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want it to contain %q", err, c.want)
 			}
 		})
 	}
-	if _, err := LoadBaseline(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+	if _, err := result.LoadBaseline(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("missing file must be an error")
 	}
 	// Overlapping but not redundant entries are fine.
-	if _, err := ParseBaseline([]byte(entry("  - requirement: LIFE-010\n    transport: http\n    reason: x\n  - requirement: LIFE-010\n    revision: \"2025-11-25\"\n    reason: y\n")), "b.yaml"); err != nil {
+	if _, err := result.ParseBaseline([]byte(entry("  - requirement: LIFE-010\n    transport: http\n    reason: x\n  - requirement: LIFE-010\n    revision: \"2025-11-25\"\n    reason: y\n")), "b.yaml"); err != nil {
 		t.Error(err)
 	}
 }
 
-func blResult(req, rev, transport, verdict string) Result {
-	return Result{Requirement: req, Revision: rev, Transport: transport, Verdict: verdict, Area: "a", Level: "MUST", Message: verdict + " " + req}
+func blResult(req, rev, transport string, verdict Verdict) Result {
+	return Result{Requirement: req, Revision: rev, Transport: transport, Verdict: verdict, Area: "a", Level: "MUST", Message: string(verdict) + " " + req}
 }
 
 func blReport(strict bool, rs ...Result) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Target: Target{Transport: "http"}, Results: rs}
-	r.Summary = Summarize(rs, strict)
+	r.Summary = result.Summarize(rs, strict)
 	return r
 }
 
@@ -340,7 +342,7 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 	if a.String() != b.String() {
 		t.Errorf("not deterministic:\n%s\n---\n%s", a.String(), b.String())
 	}
-	bl, err := ParseBaseline(a.Bytes(), "written.yaml")
+	bl, err := result.ParseBaseline(a.Bytes(), "written.yaml")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, a.String())
 	}
@@ -362,7 +364,7 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 		t.Errorf("failure message must appear as one comment line:\n%s", a.String())
 	}
 	// The written baseline makes the run pass.
-	r.Summary = Summarize(r.Results, false)
+	r.Summary = result.Summarize(r.Results, false)
 	r.ApplyBaseline(bl, "written.yaml")
 	if !r.Summary.Passed || r.Summary.Stale != 0 {
 		t.Errorf("applying the written baseline: %+v %+v", r.Summary, r.Baseline)
@@ -373,7 +375,7 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 	if err := WriteBaseline(&s, r, true); err != nil {
 		t.Fatal(err)
 	}
-	bl, err = ParseBaseline(s.Bytes(), "strict.yaml")
+	bl, err = result.ParseBaseline(s.Bytes(), "strict.yaml")
 	if err != nil || len(bl.Entries) != 5 || bl.Entries[0].Requirement != "LIFE-004" {
 		t.Errorf("strict: %v %+v", err, bl)
 	}
@@ -383,7 +385,7 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 	if err := WriteBaseline(&e, blReport(false, blResult("LIFE-001", "2025-11-25", "stdio", "PASS")), false); err != nil {
 		t.Fatal(err)
 	}
-	if bl, err := ParseBaseline(e.Bytes(), "empty.yaml"); err != nil || len(bl.Entries) != 0 {
+	if bl, err := result.ParseBaseline(e.Bytes(), "empty.yaml"); err != nil || len(bl.Entries) != 0 {
 		t.Errorf("empty: %v\n%s", err, e.String())
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 // The HTML reports are self-contained pages: the CSS and JS are embedded
@@ -64,6 +65,10 @@ func htmlPageAssets() htmlAssets {
 	return htmlAssets{CSS: template.CSS(htmlPageCSS), JS: template.JS(htmlPageJS), CSP: htmlPageCSP}
 }
 
+func init() {
+	register(format{Name: "html", File: "report.html", Order: 30, ByDefault: true, Write: WriteHTML})
+}
+
 // WriteHTML writes report.html into dir.
 func WriteHTML(dir string, r *Report) (string, error) {
 	path := filepath.Join(dir, "report.html")
@@ -82,17 +87,17 @@ func RenderHTML(w io.Writer, r *Report) error {
 
 // verdictSymbol pairs every verdict colour with a shape, so the verdict never
 // depends on colour alone.
-func htmlSymbol(v string) string {
+func htmlSymbol(v Verdict) string {
 	switch v {
-	case "PASS":
+	case result.PASS:
 		return "✓"
-	case "FAIL":
+	case result.FAIL:
 		return "✗"
-	case "WARN":
+	case result.WARN:
 		return "!"
-	case "NA":
+	case result.NA:
 		return "–"
-	case "ERROR":
+	case result.ERROR:
 		return "⚠"
 	}
 	return "?"
@@ -101,7 +106,7 @@ func htmlSymbol(v string) string {
 // ---- view model ----
 
 type htmlCount struct {
-	Verdict string
+	Verdict Verdict
 	N       int
 }
 
@@ -128,9 +133,10 @@ type htmlEra struct {
 }
 
 type htmlProblemRow struct {
-	Anchor, Verdict, Requirement, Level, Revision, Transport, Title, Message string
-	Baselined                                                                bool
-	BaselineReason                                                           string
+	Verdict                                                         Verdict
+	Anchor, Requirement, Level, Revision, Transport, Title, Message string
+	Baselined                                                       bool
+	BaselineReason                                                  string
 }
 
 type htmlNote struct {
@@ -176,7 +182,7 @@ type htmlReport struct {
 	HollowReason                   string
 	Total, Judged                  int
 	Counts                         []htmlCount
-	Verdicts                       []string
+	Verdicts                       []Verdict
 	Name, Version                  string // clipped for the header
 	Info                           htmlInfo
 	Transport, Target, TargetShort string
@@ -208,14 +214,14 @@ func buildHTMLReport(r *Report) *htmlReport {
 	}
 	s := r.Summary
 	if s.Counts == nil { // a report built by hand: derive the summary
-		s = Summarize(r.Results, s.Strict)
+		s = result.Summarize(r.Results, s.Strict)
 	}
 	info := htmlServerInfo(r.ServerInfo)
 	v := &htmlReport{
 		htmlAssets: htmlPageAssets(), Schema: r.SchemaVersion, Tool: r.Tool,
 		Passed: s.Passed, Strict: s.Strict, Hollow: s.Hollow, HollowReason: strings.TrimSuffix(s.HollowReason, "."),
 		Interrupted: r.Interrupted, Total: len(r.Results),
-		Verdicts: Verdicts, Info: info,
+		Verdicts: result.Verdicts, Info: info,
 		Name: htmlClip(htmlOneLine(info.Name), htmlHeaderClip), Version: htmlClip(htmlOneLine(info.Version), 60),
 		Transport: r.Target.Transport, Auth: r.Target.Auth, HeaderNames: r.Target.Headers,
 		Revisions: r.Revisions, Detection: r.Detection, Stderr: r.Stderr, Baseline: r.Baseline,
@@ -238,7 +244,11 @@ func buildHTMLReport(r *Report) *htmlReport {
 	for _, res := range r.Results {
 		counts[res.Verdict]++
 	}
-	v.Judged = counts["PASS"] + counts["FAIL"] + counts["WARN"]
+	for verdict, n := range counts {
+		if verdict.Judged() {
+			v.Judged += n
+		}
+	}
 	v.Counts = htmlCounts(counts, true)
 
 	for _, e := range r.Eras {
@@ -263,7 +273,7 @@ func buildHTMLReport(r *Report) *htmlReport {
 		res := &r.Results[i]
 		cv := buildHTMLCheck(res, anchors[i], txRefs[i])
 		byArea[res.Area] = append(byArea[res.Area], cv)
-		if htmlProblem(res.Verdict) {
+		if res.Verdict.Problem() {
 			v.Problems = append(v.Problems, htmlProblemRow{Anchor: cv.Anchor, Verdict: res.Verdict, Requirement: res.Requirement,
 				Level: res.Level, Revision: res.Revision, Transport: res.Transport, Title: res.Title,
 				Message: htmlClip(htmlOneLine(res.Message), 400), Baselined: res.Baselined, BaselineReason: htmlClip(htmlOneLine(res.BaselineReason), 200)})
@@ -295,7 +305,7 @@ func htmlTitle(r *Report) string {
 		verdict = "FAILED"
 	}
 	if r.Summary.Counts == nil {
-		if !Summarize(r.Results, r.Summary.Strict).Passed {
+		if !result.Summarize(r.Results, r.Summary.Strict).Passed {
 			verdict = "FAILED"
 		} else {
 			verdict = "PASSED"
@@ -311,11 +321,9 @@ func htmlTitle(r *Report) string {
 	return t
 }
 
-func htmlProblem(v string) bool { return v == "FAIL" || v == "ERROR" || v == "WARN" }
-
 // htmlRank orders problems first (FAIL, ERROR, WARN), those a baseline
 // covers after the others, then everything else in catalog order.
-func htmlRank(v string, baselined bool) int {
+func htmlRank(v Verdict, baselined bool) int {
 	r := htmlSeverity(v)
 	if baselined && r < 3 {
 		r += 3
@@ -323,13 +331,13 @@ func htmlRank(v string, baselined bool) int {
 	return r
 }
 
-func htmlSeverity(v string) int {
+func htmlSeverity(v Verdict) int {
 	switch v {
-	case "FAIL":
+	case result.FAIL:
 		return 0
-	case "ERROR":
+	case result.ERROR:
 		return 1
-	case "WARN":
+	case result.WARN:
 		return 2
 	}
 	return 3
@@ -337,14 +345,14 @@ func htmlSeverity(v string) int {
 
 func buildHTMLCheck(res *Result, anchor string, tx htmlTxRef) htmlCheck {
 	cv := htmlCheck{
-		R: res, Anchor: anchor, Open: htmlProblem(res.Verdict), Tx: tx,
+		R: res, Anchor: anchor, Open: res.Verdict.Problem(), Tx: tx,
 		Source:       strings.ReplaceAll(res.Source, "<rev>", res.Revision),
 		Duration:     htmlMs(res.DurationMs),
 		DurationLong: "took " + htmlMs(res.DurationMs),
 		Expected:     codeOf(res.Expected),
 		Actual:       codeOf(res.Actual),
 	}
-	if res.Verdict == "NA" || (!cv.Open && res.Message != "") {
+	if res.Verdict == result.NA || (!cv.Open && res.Message != "") {
 		cv.Why = htmlClip(htmlOneLine(res.Message), 200)
 	}
 	// Notes carry tolerated deviations and observations; later additions
@@ -388,7 +396,7 @@ func htmlFilters(rs []Result) []htmlFilterGroup {
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(revOrder)))
 	return []htmlFilterGroup{
-		group("verdict", "verdict", Verdicts, count(func(r Result) string { return r.Verdict }), false),
+		group("verdict", "verdict", verdictNames, count(func(r Result) string { return string(r.Verdict) }), false),
 		group("area", "area", Areas(rs), count(func(r Result) string { return r.Area }), false),
 		group("level", "level", []string{"MUST", "SHOULD"}, count(func(r Result) string { return r.Level }), false),
 		group("transport", "transport", []string{"stdio", "http"}, count(func(r Result) string { return r.Transport }), false),
@@ -396,9 +404,20 @@ func htmlFilters(rs []Result) []htmlFilterGroup {
 	}
 }
 
+// verdictNames are the verdicts in report order, as filter values.
+var verdictNames = verdictStrings(result.Verdicts)
+
+func verdictStrings(vs []Verdict) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}
+
 func htmlCounts(c Counts, all bool) []htmlCount {
 	var out []htmlCount
-	for _, v := range Verdicts {
+	for _, v := range result.Verdicts {
 		if n := c[v]; n > 0 || all {
 			out = append(out, htmlCount{Verdict: v, N: n})
 		}
@@ -586,7 +605,8 @@ type MatrixRun struct {
 }
 
 type htmlMatrixCell struct {
-	Verdict, Revision, Href, Title string
+	Verdict               Verdict
+	Revision, Href, Title string
 }
 
 type htmlMatrixRow struct {
@@ -618,16 +638,6 @@ type htmlMatrix struct {
 	Total   int
 }
 
-// WriteMatrix writes matrix.html into dir.
-func WriteMatrix(dir string, runs []MatrixRun) (string, error) {
-	path := filepath.Join(dir, "matrix.html")
-	var buf bytes.Buffer
-	if err := RenderMatrix(&buf, runs); err != nil {
-		return "", err
-	}
-	return path, writeFile(path, buf.Bytes())
-}
-
 // RenderMatrix writes one page comparing runs: a row per requirement id
 // (catalog order), a column per run, each cell the verdict of every revision
 // the requirement ran under, linking into that run's report.html.
@@ -636,7 +646,7 @@ func RenderMatrix(w io.Writer, runs []MatrixRun) error {
 	var ids []string
 	info := map[string]*htmlMatrixRow{}
 	levels := map[string][]string{}
-	verdicts := map[string][]string{}
+	verdicts := map[string][]Verdict{}
 	cells := map[string][][]htmlMatrixCell{}
 	for ri, run := range runs {
 		h := htmlMatrixHead{Name: run.Name, Link: run.Link}
@@ -647,7 +657,7 @@ func RenderMatrix(w io.Writer, runs []MatrixRun) error {
 			h.Present = true
 			h.Passed, h.Hollow, h.Interrupted = r.Summary.Passed, r.Summary.Hollow, r.Interrupted
 			if r.Summary.Counts == nil {
-				h.Passed = Summarize(r.Results, r.Summary.Strict).Passed
+				h.Passed = result.Summarize(r.Results, r.Summary.Strict).Passed
 			}
 			h.Transport = r.Target.Transport
 			pi := htmlServerInfo(r.ServerInfo)
@@ -670,7 +680,7 @@ func RenderMatrix(w io.Writer, runs []MatrixRun) error {
 				if !slices.Contains(verdicts[res.Requirement], res.Verdict) {
 					verdicts[res.Requirement] = append(verdicts[res.Requirement], res.Verdict)
 				}
-				cell := htmlMatrixCell{Verdict: res.Verdict, Revision: res.Revision, Title: res.Verdict + " " + res.Revision + " " + res.Transport}
+				cell := htmlMatrixCell{Verdict: res.Verdict, Revision: res.Revision, Title: string(res.Verdict) + " " + res.Revision + " " + res.Transport}
 				if res.Message != "" {
 					cell.Title += ": " + htmlClip(htmlOneLine(res.Message), 200)
 				}
@@ -693,10 +703,10 @@ func RenderMatrix(w io.Writer, runs []MatrixRun) error {
 		}
 		sort.SliceStable(levels[id], func(i, j int) bool { return levels[id][i] < levels[id][j] }) // MUST < SHOULD
 		sort.SliceStable(verdicts[id], func(i, j int) bool {
-			return slices.Index(Verdicts, verdicts[id][i]) < slices.Index(Verdicts, verdicts[id][j])
+			return slices.Index(result.Verdicts, verdicts[id][i]) < slices.Index(result.Verdicts, verdicts[id][j])
 		})
 		row.Levels = strings.Join(levels[id], " ")
-		row.Verdicts = strings.Join(verdicts[id], " ")
+		row.Verdicts = strings.Join(verdictStrings(verdicts[id]), " ")
 		if n := len(v.Areas); n == 0 || v.Areas[n-1].Name != row.Area {
 			v.Areas = append(v.Areas, htmlMatrixArea{Name: row.Area})
 		}

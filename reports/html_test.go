@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
@@ -69,7 +70,7 @@ func htmlHostileReport(hollow, interrupted bool) *Report {
 		Stderr:      "panic: " + htmlXSSScript + "\n" + htmlUniText,
 		Interrupted: interrupted,
 	}
-	r.Summary = Summarize(results, false)
+	r.Summary = result.Summarize(results, false)
 	r.Summary.Hollow = hollow
 	if hollow {
 		r.Summary.HollowReason = "most checks could not run"
@@ -268,7 +269,7 @@ func TestHTMLContentAndLayout(t *testing.T) {
 	// problems expanded, others collapsed, transcripts always collapsed
 	openRe := regexp.MustCompile(`<details class="check (\w+)" id="([^"]+)"[^>]*?( open)?>`)
 	for _, m := range openRe.FindAllStringSubmatch(page, -1) {
-		if wantOpen := htmlProblem(m[1]); (m[3] != "") != wantOpen {
+		if wantOpen := Verdict(m[1]).Problem(); (m[3] != "") != wantOpen {
 			t.Errorf("%s (%s): open=%v", m[2], m[1], m[3] != "")
 		}
 	}
@@ -403,12 +404,12 @@ func TestMatrix(t *testing.T) {
 			if !ok {
 				continue
 			}
-			rs = append(rs, Result{Requirement: id, Revision: rev, Verdict: v, Transport: transport, Level: "MUST",
+			rs = append(rs, Result{Requirement: id, Revision: rev, Verdict: Verdict(v), Transport: transport, Level: "MUST",
 				Area: map[string]string{"LIFE": "lifecycle", "RPC": "jsonrpc", "STD": "stdio"}[id[:strings.Index(id, "-")]], Title: "title of " + id})
 		}
 		r := &Report{Tool: Tool{Name: "mcpconform", Version: "test"}, Target: Target{Transport: transport},
 			ServerInfo: json.RawMessage(`{"name":"` + htmlJSONText(htmlXSSScript) + `","version":"1"}`), Results: rs}
-		r.Summary = Summarize(rs, false)
+		r.Summary = result.Summarize(rs, false)
 		return r
 	}
 	runs := []MatrixRun{
@@ -458,7 +459,7 @@ func TestMatrix(t *testing.T) {
 func TestHTMLShowsBaseline(t *testing.T) {
 	r := htmlHostileReport(false, false)
 	r.Results[1].Baselined, r.Results[1].BaselineReason = true, "known: "+htmlXSSScript // LIFE-002 FAIL
-	r.Baseline = &BaselineSummary{File: "mcpconform-baseline.yaml", Baselined: []string{ResultKey(r.Results[1])},
+	r.Baseline = &BaselineSummary{File: "mcpconform-baseline.yaml", Baselined: []string{result.ResultKey(r.Results[1])},
 		Stale: []string{"LIFE-009@2025-11-25/http"}, Unmatched: []string{}}
 	page := renderHTMLPage(t, r)
 	checkHTMLInert(t, page)

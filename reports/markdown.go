@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 // MarkdownLinks point to the other reports from summary.md: paths or
@@ -31,6 +34,25 @@ const (
 	markdownStaleBudget = 56 << 10
 	markdownMaxStale    = 50
 )
+
+func init() {
+	register(format{Name: "md", File: "summary.md", Order: 40, ByDefault: true, Write: writeMarkdownLinked})
+}
+
+// writeMarkdownLinked writes summary.md linking the reports that are
+// beside it (it is written last).
+func writeMarkdownLinked(dir string, r *Report) (string, error) {
+	var links MarkdownLinks
+	for _, l := range []struct {
+		file string
+		to   *string
+	}{{"report.html", &links.HTML}, {"junit.xml", &links.JUnit}, {"report.json", &links.JSON}} {
+		if _, err := os.Stat(filepath.Join(dir, l.file)); err == nil {
+			*l.to = l.file
+		}
+	}
+	return WriteMarkdown(dir, r, links)
+}
 
 // WriteMarkdown writes dir/summary.md (RenderMarkdown) and returns its path.
 func WriteMarkdown(dir string, r *Report, links MarkdownLinks) (string, error) {
@@ -78,7 +100,7 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 	}
 
 	b.WriteString("\n| verdict | count |\n| --- | ---: |\n")
-	for _, v := range Verdicts {
+	for _, v := range result.Verdicts {
 		fmt.Fprintf(&b, "| %s | %d |\n", v, s.Counts[v])
 	}
 	fmt.Fprintf(&b, "| total | %d |\n", s.Total)
@@ -105,10 +127,10 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 	var open, warns, known []Result
 	for _, res := range r.Results {
 		switch {
-		case res.Verdict != "FAIL" && res.Verdict != "ERROR" && res.Verdict != "WARN":
+		case !res.Verdict.Problem():
 		case res.Baselined:
 			known = append(known, res)
-		case res.Verdict == "WARN" && !s.Strict:
+		case !res.Verdict.Fails(s.Strict):
 			warns = append(warns, res)
 		default:
 			open = append(open, res)
@@ -184,15 +206,15 @@ func plural(n int, one, many string) string {
 func verdictCell(res Result, strict bool) string {
 	switch {
 	case res.Baselined:
-		return "☑️ " + mdText(res.Verdict, 8) + " (baselined)"
-	case res.Verdict == "FAIL":
-		return "❌ FAIL"
-	case res.Verdict == "ERROR":
-		return "💥 ERROR"
+		return "☑️ " + mdText(res.Verdict.String(), 8) + " (baselined)"
+	case res.Verdict == result.FAIL:
+		return "❌ " + res.Verdict.String()
+	case res.Verdict == result.ERROR:
+		return "💥 " + res.Verdict.String()
 	case strict:
-		return "❌ WARN (strict)"
+		return "❌ " + res.Verdict.String() + " (strict)"
 	default:
-		return "⚠️ WARN (warning)"
+		return "⚠️ " + res.Verdict.String() + " (warning)"
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 var hostileMessages = []string{
@@ -33,14 +35,14 @@ func hostileReport() *Report {
 		ServerInfo: []byte(`{"name":"<img src=x>","version":"[v](http://evil)"}`),
 	}
 	for i, m := range hostileMessages {
-		v := "FAIL"
+		v := result.FAIL
 		if i%3 == 1 {
-			v = "WARN"
+			v = result.WARN
 		}
 		r.Results = append(r.Results, Result{Requirement: fmt.Sprintf("LIFE-%03d", i+1), Level: "MUST", Verdict: v, Revision: "2025-11-25", Transport: "http", Area: "lifecycle", Message: m})
 	}
 	r.Results = append(r.Results, Result{Requirement: "RPC-001", Level: "MUST", Verdict: "PASS", Revision: "2025-11-25", Transport: "http", Area: "jsonrpc"})
-	r.Summary = Summarize(r.Results, false)
+	r.Summary = result.Summarize(r.Results, false)
 	return r
 }
 
@@ -140,7 +142,7 @@ func TestMarkdownStructure(t *testing.T) {
 			{Requirement: "RPC-001", Level: "MUST", Verdict: "ERROR", Revision: "2025-11-25", Transport: "stdio", Area: "jsonrpc", Message: "could not open a session"},
 		},
 	}
-	r.Summary = Summarize(r.Results, false)
+	r.Summary = result.Summarize(r.Results, false)
 	r.ApplyBaseline(&Baseline{Version: 1, Entries: []BaselineEntry{
 		{Requirement: "LIFE-010", Reason: "upstream"},
 		{Requirement: "LIFE-011", Transport: "stdio", Reason: "fixed since"},
@@ -194,7 +196,7 @@ func TestMarkdownStructure(t *testing.T) {
 
 	// A passing, hollow run.
 	p := &Report{Target: Target{Transport: "http", URL: "https://mcp.example/mcp"}, Results: []Result{{Verdict: "NA", Area: "a"}}}
-	p.Summary = Summarize(p.Results, true)
+	p.Summary = result.Summarize(p.Results, true)
 	var b bytes.Buffer
 	_ = RenderMarkdown(&b, p, MarkdownLinks{})
 	md := b.String()
@@ -211,7 +213,7 @@ func TestMarkdownCaps(t *testing.T) {
 		r.Results = append(r.Results, Result{Requirement: fmt.Sprintf("TOOL-%03d", i), Level: strings.Repeat("M", 500), Verdict: "FAIL",
 			Revision: strings.Repeat("r", 500), Transport: strings.Repeat("t", 500), Message: long})
 	}
-	r.Summary = Summarize(r.Results, false)
+	r.Summary = result.Summarize(r.Results, false)
 	stale := make([]string, 500)
 	for i := range stale {
 		stale[i] = fmt.Sprintf("TOOL-%03d", i)
@@ -247,7 +249,7 @@ func TestMarkdownCaps(t *testing.T) {
 	for i := 0; i < 150; i++ {
 		r2.Results = append(r2.Results, Result{Requirement: fmt.Sprintf("TOOL-%03d", i), Verdict: "ERROR", Message: "x"})
 	}
-	r2.Summary = Summarize(r2.Results, false)
+	r2.Summary = result.Summarize(r2.Results, false)
 	b.Reset()
 	_ = RenderMarkdown(&b, r2, MarkdownLinks{})
 	if n := strings.Count(b.String(), "| 💥 ERROR |"); n != MarkdownMaxRows || !strings.Contains(b.String(), "… and 50 more") {

@@ -1,261 +1,30 @@
-// Package reports turns a run's results into the files and text people and
-// machines read: report.json (versioned, documented in reports/FORMAT.md),
-// junit.xml (Ginkgo's JUnit reporter, tuned) and the terminal summary.
+// Package reports renders a run's result model (internal/result) into the
+// files and text people and machines read: report.json (versioned,
+// documented in reports/FORMAT.md), junit.xml (Ginkgo's JUnit reporter,
+// tuned), report.html, summary.md, sarif.json and the terminal summary.
+// Write is the one entry point; each format is one file that registers
+// itself (format.go).
 package reports
 
-import (
-	"encoding/json"
-	"fmt"
-	"sort"
-	"strings"
-	"time"
-	"unicode/utf8"
+import "github.com/mcpconform/mcpconform/internal/result"
 
-	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/internal/wire"
+// The model the reports render is internal/result's; these names keep
+// the renderers short.
+type (
+	Report          = result.Report
+	Tool            = result.Tool
+	Target          = result.Target
+	Era             = result.Era
+	Result          = result.Result
+	Exchange        = result.Exchange
+	Counts          = result.Counts
+	Summary         = result.Summary
+	Performance     = result.Performance
+	Verdict         = result.Verdict
+	Baseline        = result.Baseline
+	BaselineEntry   = result.BaselineEntry
+	BaselineSummary = result.BaselineSummary
 )
 
-// SchemaVersion of report.json. Bump the minor version for additions and
-// the major version for changes that break readers.
-const SchemaVersion = "1.3"
-
-// Report is the content of report.json.
-type Report struct {
-	SchemaVersion string `json:"schemaVersion"`
-	Tool          Tool   `json:"tool"`
-	Target        Target `json:"target"`
-	// CallPolicy is the run's call policy (--call-tools: none, readonly or
-	// all); since 1.2.
-	CallPolicy string `json:"callPolicy,omitempty"`
-	// Revision is the newest revision the run negotiated; Revisions lists all.
-	Revision     string          `json:"revision"`
-	Revisions    []string        `json:"revisions"`
-	ServerInfo   json.RawMessage `json:"serverInfo,omitempty"`
-	Capabilities json.RawMessage `json:"capabilities,omitempty"`
-	Eras         []Era           `json:"eras"`
-	Detection    []string        `json:"detection,omitempty"`
-	StartedAt    time.Time       `json:"startedAt"`
-	DurationMs   int64           `json:"durationMs"`
-	Results      []Result        `json:"results"`
-	Summary      Summary         `json:"summary"`
-	// Stderr is the kept tail of the stdio server's stderr (redacted).
-	Stderr string `json:"stderr,omitempty"`
-	// Interrupted is set when the run was stopped before all checks ran.
-	Interrupted bool `json:"interrupted,omitempty"`
-	// Baseline is set when a baseline was applied (ApplyBaseline); since 1.1.
-	Baseline *BaselineSummary `json:"baseline,omitempty"`
-	// Performance: server latency and what the run opened; since 1.3.
-	Performance *Performance `json:"performance,omitempty"`
-}
-
-// Tool identifies mcpconform.
-type Tool struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
-// Target describes what was checked; secrets are never included.
-type Target struct {
-	Transport string   `json:"transport"`
-	Command   []string `json:"command,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	// Auth says where the bearer token came from ("env MCP_TOKEN"), never its value.
-	Auth string `json:"auth,omitempty"`
-	// Headers lists the names of extra headers (values are not reported).
-	Headers []string `json:"headers,omitempty"`
-	// Config is the target config file as given (--config); since 1.2.
-	Config string `json:"config,omitempty"`
-}
-
-// Era is what one revision's handshake returned.
-type Era struct {
-	Revision     string          `json:"revision"`
-	ServerInfo   json.RawMessage `json:"serverInfo,omitempty"`
-	Capabilities json.RawMessage `json:"capabilities,omitempty"`
-	Error        string          `json:"error,omitempty"`
-}
-
-// Result is one check: one requirement under one revision and transport.
-type Result struct {
-	Requirement string     `json:"requirement"`
-	Title       string     `json:"title"`
-	Area        string     `json:"area"`
-	Level       string     `json:"level"`
-	Verdict     string     `json:"verdict"`
-	Transport   string     `json:"transport"`
-	Revision    string     `json:"revision"`
-	Message     string     `json:"message,omitempty"`
-	Expected    string     `json:"expected,omitempty"`
-	Actual      string     `json:"actual,omitempty"`
-	Notes       []string   `json:"notes,omitempty"`
-	Statement   string     `json:"statement,omitempty"`
-	Source      string     `json:"source,omitempty"`
-	DurationMs  float64    `json:"durationMs"`
-	Transcript  []Exchange `json:"transcript,omitempty"`
-	// Baselined is set on a failing result a baseline entry covers (it no
-	// longer fails the gate); BaselineReason is that entry's reason. Since 1.1.
-	Baselined      bool   `json:"baselined,omitempty"`
-	BaselineReason string `json:"baselineReason,omitempty"`
-}
-
-// Exchange is one transcript entry.
-type Exchange struct {
-	Seq       int64          `json:"seq"`
-	Time      time.Time      `json:"time"`
-	Conn      string         `json:"conn"`
-	Direction string         `json:"direction"`
-	Kind      string         `json:"kind"`
-	Body      string         `json:"body,omitempty"`
-	Encoding  string         `json:"encoding,omitempty"`
-	Truncated bool           `json:"truncated,omitempty"`
-	HTTP      *wire.HTTPInfo `json:"http,omitempty"`
-	Exchange  int64          `json:"exchange,omitempty"`
-	Note      string         `json:"note,omitempty"`
-}
-
-// MaxBodyInReport caps each transcript body in the report.
-const MaxBodyInReport = 16 << 10
-
-// TranscriptOf converts recorded frames (already redacted) to entries.
-func TranscriptOf(frames []wire.Frame) []Exchange {
-	out := make([]Exchange, 0, len(frames))
-	for _, f := range frames {
-		e := Exchange{
-			Seq: f.Seq, Time: f.Time, Conn: f.Conn, Direction: f.Dir.String(), Kind: f.Kind.String(),
-			Truncated: f.Truncated, HTTP: f.HTTP, Exchange: f.Exchange, Note: f.Note,
-		}
-		raw := f.Raw
-		if len(raw) > MaxBodyInReport {
-			raw = raw[:MaxBodyInReport]
-			e.Truncated = true
-		}
-		if utf8.Valid(raw) {
-			e.Body = string(raw)
-		} else {
-			e.Body = quoteBytes(raw)
-			e.Encoding = "go-quoted"
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func quoteBytes(b []byte) string {
-	const hex = "0123456789abcdef"
-	var sb strings.Builder
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n == 1 {
-			sb.WriteString(`\x`)
-			sb.WriteByte(hex[b[0]>>4])
-			sb.WriteByte(hex[b[0]&15])
-		} else {
-			sb.Write(b[:n])
-		}
-		b = b[n:]
-	}
-	return sb.String()
-}
-
-// Verdicts in report order.
-var Verdicts = []string{"PASS", "FAIL", "WARN", "NA", "ERROR"}
-
-// Counts per verdict.
-type Counts map[string]int
-
-// Summary counts results.
-type Summary struct {
-	Total  int               `json:"total"`
-	Counts Counts            `json:"counts"`
-	ByArea map[string]Counts `json:"byArea"`
-	// Hollow is set when most checks could not say anything (NA or ERROR).
-	Hollow       bool   `json:"hollow"`
-	HollowReason string `json:"hollowReason,omitempty"`
-	// Strict says whether WARN counted as failing.
-	Strict bool `json:"strict"`
-	// Passed is the gate: no FAIL, no ERROR (and no WARN when strict).
-	// With a baseline: no such result that the baseline does not cover, and
-	// no stale baseline entry.
-	Passed bool `json:"passed"`
-	// Baselined counts failing results a baseline covers; Stale counts
-	// baseline entries whose requirement now passes. Since 1.1.
-	Baselined int `json:"baselined"`
-	Stale     int `json:"stale"`
-	// PolicyNA counts the NA results caused by the call policy (their
-	// message starts with PolicyPrefix); Counts["NA"] includes them.
-	// Since 1.2.
-	PolicyNA int `json:"policyNA"`
-	// OtherRevision counts the results of requirements that exist in no
-	// revision the run covers (NA, message starting with
-	// OtherRevisionPrefix): they are not checks of this run, and Total,
-	// Counts, ByArea and Hollow leave them out.
-	OtherRevision int `json:"otherRevision"`
-}
-
-// OtherRevisionPrefix starts the message of the NA result of a requirement
-// of another revision than the run covers (conform's registration).
-const OtherRevisionPrefix = "applies to revision "
-
-// IsOtherRevision reports whether a result is a requirement of another
-// revision, not a check of this run.
-func IsOtherRevision(r Result) bool {
-	return r.Verdict == "NA" && strings.HasPrefix(r.Message, OtherRevisionPrefix)
-}
-
-// PolicyPrefix starts the message of every NA result caused by the call
-// policy (--call-tools); it equals conform.PolicyPrefix.
-const PolicyPrefix = "call policy: "
-
-// IsPolicyNA reports whether a result is NA because of the call policy.
-func IsPolicyNA(r Result) bool {
-	return r.Verdict == "NA" && strings.HasPrefix(r.Message, PolicyPrefix)
-}
-
-// Summarize computes the summary of results.
-func Summarize(results []Result, strict bool) Summary {
-	s := Summary{Counts: Counts{}, ByArea: map[string]Counts{}, Strict: strict}
-	for _, v := range Verdicts {
-		s.Counts[v] = 0
-	}
-	for _, r := range results {
-		if IsOtherRevision(r) {
-			s.OtherRevision++
-			continue
-		}
-		s.Total++
-		s.Counts[r.Verdict]++
-		if s.ByArea[r.Area] == nil {
-			s.ByArea[r.Area] = Counts{}
-		}
-		s.ByArea[r.Area][r.Verdict]++
-		if IsPolicyNA(r) {
-			s.PolicyNA++
-		}
-	}
-	if s.Total > 0 {
-		inert := s.Counts["NA"] + s.Counts["ERROR"]
-		if inert*2 > s.Total {
-			s.Hollow = true
-			s.HollowReason = "most checks could not run (NA or ERROR): a clean result here says little about the server"
-			if s.PolicyNA > 0 {
-				s.HollowReason += fmt.Sprintf("; %d of them because the call policy forbade the tool calls they need (--call-tools)", s.PolicyNA)
-			}
-		}
-	} else {
-		s.Hollow = true
-		s.HollowReason = "no check ran"
-	}
-	s.Passed = s.Counts["FAIL"] == 0 && s.Counts["ERROR"] == 0 && (!strict || s.Counts["WARN"] == 0)
-	return s
-}
-
-// SortResults orders results by area order of first appearance, then id,
-// then revision (newest first).
-func SortResults(rs []Result) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		if rs[i].Requirement != rs[j].Requirement {
-			return catalog.Less(rs[i].Requirement, rs[j].Requirement)
-		}
-		return rs[i].Revision > rs[j].Revision
-	})
-}
+// SchemaVersion of report.json (result.SchemaVersion).
+const SchemaVersion = result.SchemaVersion

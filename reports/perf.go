@@ -2,27 +2,6 @@ package reports
 
 import "fmt"
 
-// Performance says how fast the server answered and what the run opened;
-// since 1.3.
-type Performance struct {
-	// LatencySamples answers of cheap requests (ping, server/discover, list
-	// methods; not a connection's first answer) were timed; P50 and P99 are
-	// their median and 99th percentile.
-	LatencySamples int     `json:"latencySamples"`
-	LatencyP50Ms   float64 `json:"latencyP50Ms"`
-	LatencyP99Ms   float64 `json:"latencyP99Ms"`
-	// PatienceMs is the wait derived from them for answers a server may
-	// legitimately never send; TimeoutMs the per-request limit for a hung
-	// server.
-	PatienceMs float64 `json:"patienceMs"`
-	TimeoutMs  float64 `json:"timeoutMs"`
-	// Connections opened (on stdio, server processes started), handshakes
-	// performed and their total time (on stdio including start-up).
-	Connections int64   `json:"connections"`
-	Handshakes  int64   `json:"handshakes"`
-	HandshakeMs float64 `json:"handshakeMs"`
-}
-
 // PerformanceLine renders Performance for the terminal summary ("" when
 // the report has none).
 func PerformanceLine(r *Report) string {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 // policyRun is a run where the call policy made checks NA.
@@ -14,7 +16,7 @@ func policyRun(policyNA, others int) *Report {
 	var rs []Result
 	for i := 0; i < policyNA; i++ {
 		rs = append(rs, Result{Requirement: "TOOL-001", Area: "tools", Level: "MUST", Verdict: "NA", Transport: "stdio", Revision: "2025-11-25",
-			Message: PolicyPrefix + `tool "refund" does not declare annotations.readOnlyHint true`})
+			Message: result.PolicyPrefix + `tool "refund" does not declare annotations.readOnlyHint true`})
 	}
 	for i := 0; i < others; i++ {
 		rs = append(rs, Result{Requirement: "LIFE-001", Area: "lifecycle", Level: "MUST", Verdict: "PASS", Transport: "stdio", Revision: "2025-11-25"})
@@ -23,9 +25,9 @@ func policyRun(policyNA, others int) *Report {
 	// policy: neither counts.
 	rs = append(rs,
 		Result{Requirement: "LIFE-006", Area: "lifecycle", Verdict: "NA", Message: "revision not supported"},
-		Result{Requirement: "LIFE-002", Area: "lifecycle", Verdict: "PASS", Message: PolicyPrefix + "not an NA"})
+		Result{Requirement: "LIFE-002", Area: "lifecycle", Verdict: "PASS", Message: result.PolicyPrefix + "not an NA"})
 	r := &Report{SchemaVersion: SchemaVersion, CallPolicy: "readonly", Target: Target{Transport: "stdio", Command: []string{"srv"}, Config: "ci/target.yaml"}, Results: rs}
-	r.Summary = Summarize(rs, false)
+	r.Summary = result.Summarize(rs, false)
 	return r
 }
 
@@ -40,7 +42,7 @@ func TestSummaryCountsPolicyNA(t *testing.T) {
 		!strings.Contains(h.Summary.HollowReason, "6 of them because the call policy") {
 		t.Fatalf("hollow %+v", h.Summary)
 	}
-	if h := Summarize([]Result{{Verdict: "NA", Message: "revision not supported"}}, false); !h.Hollow || strings.Contains(h.HollowReason, "call policy") {
+	if h := result.Summarize([]Result{{Verdict: "NA", Message: "revision not supported"}}, false); !h.Hollow || strings.Contains(h.HollowReason, "call policy") {
 		t.Fatalf("hollow without policy NA: %+v", h)
 	}
 	// The baseline re-summarizes: the count survives.

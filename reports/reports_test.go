@@ -8,19 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	junit "github.com/joshdk/go-junit"
 	"github.com/onsi/ginkgo/v2/reporters"
-	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
-
-func it(req, rev string, state types.SpecState) types.SpecReport {
-	return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: req, State: state,
-		LeafNodeLabels: []string{"req:" + req, "rev:" + rev}, RunTime: time.Millisecond}
-}
 
 func TestJUnitCarriesVerdictsAndProperties(t *testing.T) {
 	results := []Result{
@@ -30,17 +24,9 @@ func TestJUnitCarriesVerdictsAndProperties(t *testing.T) {
 		{Requirement: "LIFE-006", Revision: "2026-07-28", Verdict: "NA", Level: "MUST", Area: "lifecycle", Transport: "stdio", Message: "revision not supported"},
 		{Requirement: "RPC-001", Revision: "2025-11-25", Verdict: "ERROR", Level: "MUST", Area: "jsonrpc", Transport: "stdio", Message: "could not open a session"},
 	}
-	gr := types.Report{SuiteDescription: "mcpconform", SpecReports: []types.SpecReport{
-		it("LIFE-001", "2025-11-25", types.SpecStatePassed),
-		it("LIFE-002", "2025-11-25", types.SpecStateFailed),
-		it("LIFE-004", "2025-11-25", types.SpecStatePassed),
-		it("LIFE-006", "2026-07-28", types.SpecStateSkipped),
-		it("RPC-001", "2025-11-25", types.SpecStateFailed),
-		it("LIFE-009", "2026-07-28", types.SpecStateSkipped), // not selected: no result
-	}}
 	for _, strict := range []bool{false, true} {
 		dir := t.TempDir()
-		path, err := WriteJUnit(dir, gr, &Report{Results: results, Summary: Summary{Strict: strict}})
+		path, err := WriteJUnit(dir, &Report{Results: results, Summary: Summary{Strict: strict}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,16 +59,16 @@ func TestJUnitCarriesVerdictsAndProperties(t *testing.T) {
 
 func TestSummaryGateAndHollow(t *testing.T) {
 	rs := []Result{{Verdict: "PASS", Area: "a"}, {Verdict: "WARN", Area: "a"}, {Verdict: "NA", Area: "b"}}
-	if s := Summarize(rs, false); !s.Passed || s.Hollow || s.Counts["WARN"] != 1 || s.ByArea["a"]["PASS"] != 1 {
+	if s := result.Summarize(rs, false); !s.Passed || s.Hollow || s.Counts["WARN"] != 1 || s.ByArea["a"]["PASS"] != 1 {
 		t.Errorf("%+v", s)
 	}
-	if s := Summarize(rs, true); s.Passed {
+	if s := result.Summarize(rs, true); s.Passed {
 		t.Error("strict: WARN must fail the gate")
 	}
-	if s := Summarize(append(rs, Result{Verdict: "NA"}, Result{Verdict: "ERROR"}), false); !s.Hollow || s.Passed {
+	if s := result.Summarize(append(rs, Result{Verdict: "NA"}, Result{Verdict: "ERROR"}), false); !s.Hollow || s.Passed {
 		t.Errorf("mostly NA/ERROR must be hollow and failing: %+v", s)
 	}
-	if s := Summarize(nil, false); !s.Hollow {
+	if s := result.Summarize(nil, false); !s.Hollow {
 		t.Error("an empty run is hollow")
 	}
 }
@@ -93,7 +79,7 @@ func TestTranscriptKeepsRedactionAndEscapesBinary(t *testing.T) {
 	rec := wire.NewRecorder(wire.NewRedactor("s3cret-token"))
 	rec.Record(wire.Frame{Conn: "stdio#1", Dir: wire.In, Raw: []byte(`{"echo":"s3cret-token"}`)})
 	rec.Record(wire.Frame{Conn: "stdio#1", Dir: wire.In, Raw: []byte{'o', 'k', 0xff, 0xfe}})
-	ts := TranscriptOf(rec.Since(0, 0))
+	ts := result.TranscriptOf(rec.Since(0, 0))
 	b, _ := json.Marshal(ts)
 	if strings.Contains(string(b), "s3cret-token") {
 		t.Fatal("secret in transcript")
@@ -119,14 +105,9 @@ func TestJUnitReadByARealConsumer(t *testing.T) {
 		{Requirement: "RPC-001", Revision: "2025-11-25", Verdict: "ERROR", Level: "MUST", Area: "jsonrpc", Transport: "http", Message: "e"},
 		{Requirement: "RPC-002", Revision: "2025-11-25", Verdict: "FAIL", Level: "MUST", Area: "jsonrpc", Transport: "http", Message: "b", Baselined: true, BaselineReason: "known"},
 	}
-	gr := types.Report{SuiteDescription: "mcpconform", SpecReports: []types.SpecReport{
-		it("LIFE-001", "2025-11-25", types.SpecStatePassed), it("LIFE-002", "2025-11-25", types.SpecStateFailed),
-		it("LIFE-004", "2025-11-25", types.SpecStatePassed), it("LIFE-006", "2026-07-28", types.SpecStateSkipped),
-		it("RPC-001", "2025-11-25", types.SpecStateFailed), it("RPC-002", "2025-11-25", types.SpecStateFailed),
-	}}
 	for _, strict := range []bool{false, true} {
 		rep := &Report{Results: results, Summary: Summary{Strict: strict}, Baseline: &BaselineSummary{File: "b.yaml", Stale: []string{"LIFE-016/http"}}}
-		path, err := WriteJUnit(t.TempDir(), gr, rep)
+		path, err := WriteJUnit(t.TempDir(), rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,15 +136,15 @@ func TestJUnitReadByARealConsumer(t *testing.T) {
 func TestSummaryLeavesOutOtherRevisions(t *testing.T) {
 	var rs []Result
 	for i := 0; i < 10; i++ {
-		rs = append(rs, Result{Requirement: "LIFE-006", Area: "lifecycle", Verdict: "NA", Message: OtherRevisionPrefix + "2026-07-28; this run covers 2025-11-25"})
+		rs = append(rs, Result{Requirement: "LIFE-006", Area: "lifecycle", Verdict: "NA", Message: result.OtherRevisionPrefix + "2026-07-28; this run covers 2025-11-25"})
 	}
 	rs = append(rs, Result{Requirement: "LIFE-001", Area: "lifecycle", Verdict: "PASS"}, Result{Requirement: "TOOL-002", Area: "tools", Verdict: "NA", Message: "tools declared"},
 		Result{Requirement: "LIFE-002", Area: "lifecycle", Verdict: "PASS"})
-	s := Summarize(rs, false)
+	s := result.Summarize(rs, false)
 	if s.Hollow || s.Total != 3 || s.OtherRevision != 10 || s.Counts["NA"] != 1 || s.ByArea["lifecycle"]["NA"] != 0 {
 		t.Fatalf("summary %+v", s)
 	}
-	if s := Summarize(append(rs, Result{Verdict: "NA", Message: "no tools"}, Result{Verdict: "NA", Message: "no prompts"}), false); !s.Hollow {
+	if s := result.Summarize(append(rs, Result{Verdict: "NA", Message: "no tools"}, Result{Verdict: "NA", Message: "no prompts"}), false); !s.Hollow {
 		t.Fatalf("3 of 5 applicable checks NA: want hollow, got %+v", s)
 	}
 }

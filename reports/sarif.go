@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 // SARIF 2.1.0 output (sarif.json), the format GitHub code scanning and
@@ -23,6 +24,10 @@ import (
 // else the first argument of the stdio command that is a relative path to
 // an existing file (e.g. build/index.js), else the command name or URL.
 // The revision and transport go into a logical location.
+
+func init() {
+	register(format{Name: "sarif", File: "sarif.json", Order: 10, Write: WriteSARIF})
+}
 
 const sarifSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -144,7 +149,7 @@ func SARIF(r *Report) ([]byte, error) {
 			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(res))
 		}
 		msg := res.Message
-		if res.Verdict == "ERROR" {
+		if res.Verdict == result.ERROR {
 			msg = "could not be judged (ERROR, not a protocol verdict): " + msg
 		}
 		if res.Expected != "" {
@@ -188,11 +193,11 @@ func WriteSARIF(dir string, r *Report) (string, error) {
 }
 
 // sarifLevel maps a verdict to a SARIF level; PASS and NA are not results.
-func sarifLevel(verdict string) (string, bool) {
+func sarifLevel(verdict Verdict) (string, bool) {
 	switch verdict {
-	case "FAIL", "ERROR":
+	case result.FAIL, result.ERROR:
 		return "error", true
-	case "WARN":
+	case result.WARN:
 		return "warning", true
 	}
 	return "", false

@@ -11,6 +11,8 @@ import (
 
 	sarif "github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 // officialSARIFSchema is the OASIS SARIF 2.1.0 schema (errata 01) as the
@@ -53,7 +55,7 @@ func sarifFixture() *Report {
 	rep := &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "mcpconform", Version: "dev"},
 		Target:    Target{Transport: "stdio", Command: []string{"node", "sarif_test.go"}},
 		Revisions: []string{"2025-11-25"}, StartedAt: time.Date(2026, 12, 3, 1, 2, 3, 0, time.UTC), Results: results}
-	rep.Summary = Summarize(results, false)
+	rep.Summary = result.Summarize(results, false)
 	return rep
 }
 

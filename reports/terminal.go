@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 // Terminal writes the end-of-run summary: counts per verdict and per area,
@@ -20,7 +22,7 @@ func Terminal(w io.Writer, r *Report, files []string) {
 	}
 	var problems []Result
 	for _, res := range r.Results {
-		if res.Verdict == "FAIL" || res.Verdict == "ERROR" || res.Verdict == "WARN" {
+		if res.Verdict.Problem() {
 			problems = append(problems, res)
 		}
 	}
@@ -86,7 +88,7 @@ func Terminal(w io.Writer, r *Report, files []string) {
 func PolicyLine(r *Report) string {
 	n := r.Summary.PolicyNA
 	if r.Summary.Counts == nil { // a report built by hand
-		n = Summarize(r.Results, r.Summary.Strict).PolicyNA
+		n = result.Summarize(r.Results, r.Summary.Strict).PolicyNA
 	}
 	pol := oneLine(r.CallPolicy, 20)
 	switch {
@@ -109,7 +111,7 @@ func targetText(t Target) string {
 
 func countsText(c Counts) string {
 	var parts []string
-	for _, v := range Verdicts {
+	for _, v := range result.Verdicts {
 		if n := c[v]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}

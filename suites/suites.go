@@ -26,6 +26,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
+	"github.com/mcpconform/mcpconform/reports"
 	_ "github.com/mcpconform/mcpconform/suites/all" // the checks
 )
 
@@ -195,12 +196,15 @@ func Run(t *testing.T, tg Target, opts ...Option) {
 	if err != nil {
 		t.Fatalf("mcpconform: WithCallTools: %v", err)
 	}
-	var summary bytes.Buffer
 	out, err := runner.Run(runner.Config{
-		Target: trg, Revisions: c.revisions, ReportDir: c.reportDir, LabelFilter: c.labelFilter,
-		Strict: c.strict, Summary: &summary, Version: "go-test", T: &quiet{},
+		Target: trg, Revisions: c.revisions, LabelFilter: c.labelFilter,
+		Strict: c.strict, Version: "go-test", T: &quiet{},
 		Policy: pol, SampleArgs: c.samples,
 	})
+	var summary bytes.Buffer
+	if out != nil { // also when the target was unreachable: the reports say why
+		reports.Write(out.Report, reports.Options{Dir: c.reportDir, Terminal: &summary})
+	}
 	if err != nil {
 		t.Fatalf("mcpconform: %s", redactor.String(err.Error()))
 	}
@@ -210,7 +214,7 @@ func Run(t *testing.T, tg Target, opts ...Option) {
 	}
 	failing := map[string]bool{}
 	for _, r := range out.Report.Results {
-		if r.Verdict == "FAIL" || r.Verdict == "ERROR" || (c.strict && r.Verdict == "WARN") {
+		if r.FailsRun(c.strict) {
 			failing[r.Requirement] = true
 		}
 	}

@@ -45,7 +45,7 @@ func TestAuthOnlyServer(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	verdicts := map[string]string{}
+	verdicts := map[string]reports.Verdict{}
 	for _, r := range rep.Results {
 		if r.Verdict != "NA" || verdicts[r.Requirement] == "" {
 			verdicts[r.Requirement] = r.Verdict
@@ -54,7 +54,7 @@ func TestAuthOnlyServer(t *testing.T) {
 			t.Errorf("%s ran on an auth-only server without a token", r.Requirement)
 		}
 	}
-	for id, want := range map[string]string{"AUTH-001": "FAIL", "AUTH-002": "FAIL", "AUTH-003": "PASS", "AUTH-004": "PASS"} {
+	for id, want := range map[string]reports.Verdict{"AUTH-001": "FAIL", "AUTH-002": "FAIL", "AUTH-003": "PASS", "AUTH-004": "PASS"} {
 		if verdicts[id] != want {
 			t.Errorf("%s: %s, want %s", id, verdicts[id], want)
 		}

@@ -129,13 +129,10 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %v\n", err)
 	}
 	rep := fuzzReport(tg.Transport(), tg.Describe(), string(tf.policy), res, started, *strict)
-	if path, err := reports.WriteJSON(dir, rep); err != nil {
-		fmt.Fprintf(stderr, "mcpconform fuzz: %v\n", err)
-	} else {
-		fmt.Fprintf(stderr, "report: %s\n", path)
-	}
-	if _, err := reports.WriteJUnit(dir, fuzzGinkgoReport(rep, started), rep); err != nil {
-		fmt.Fprintf(stderr, "mcpconform fuzz: junit: %v\n", err)
+	for _, path := range reports.Write(rep, reports.Options{Dir: dir, Formats: map[string]bool{"json": true, "junit": true}, Errors: stderr}) {
+		if filepath.Base(path) == "report.json" {
+			fmt.Fprintf(stderr, "report: %s\n", path)
+		}
 	}
 	fmt.Fprintf(stdout, "fuzzed %s (%s) for %s: %d cases, %d exchanges (%.0f/s), seed %d: %d finding(s)\n",
 		tg.Describe(), res.Revision, res.Elapsed.Round(time.Millisecond), res.Cases, res.Exchanges,

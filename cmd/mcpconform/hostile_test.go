@@ -111,7 +111,7 @@ func causeNamed(rep *reports.Report, cause string) bool {
 func verdicts(rep *reports.Report) string {
 	var b strings.Builder
 	for _, r := range rep.Results {
-		b.WriteString("  " + r.Verdict + " " + r.Requirement + " [" + r.Revision + "]: " + r.Message + "\n")
+		b.WriteString("  " + r.Verdict.String() + " " + r.Requirement + " [" + r.Revision + "]: " + r.Message + "\n")
 	}
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/policy"
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -294,9 +296,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			revs = append(revs, rev)
 		}
 	}
-	var base *reports.Baseline
+	var base *result.Baseline
 	if *baseline != "" {
-		if base, err = reports.LoadBaseline(*baseline); err != nil {
+		if base, err = result.LoadBaseline(*baseline); err != nil {
 			fmt.Fprintf(stderr, "mcpconform run: --baseline: %v\n", err)
 			return exitUsage
 		}
@@ -338,11 +340,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(progress, "mcpconform %s: checking %s (%s)\n", toolVersion(), tg.Describe(), tg.Transport())
 	conform.SetCatalogTrigger(catalogTrigger(tf.catalogChange))
 	out, err := runner.Run(runner.Config{
-		Target: tg, Revisions: revs, ReportDir: dir, LabelFilter: filter, Strict: *strict,
-		Progress: progress, Summary: stdout, Version: toolVersion(), Budget: *budget, Window: *window, MaxPages: *maxPages,
+		Target: tg, Revisions: revs, LabelFilter: filter, Strict: *strict,
+		Progress: progress, Version: toolVersion(), Budget: *budget, Window: *window, MaxPages: *maxPages,
 		Baseline: base, BaselineFile: *baseline, Schema: schema, SchemaFile: *schemaFile,
-		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile, Reports: formats,
+		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile,
 	})
+	if out != nil { // a run that ended before any check ran still has reports saying why
+		var terminal io.Writer = stdout
+		if err != nil {
+			terminal = nil // the error says it
+		}
+		reports.Write(out.Report, reports.Options{Dir: dir, Formats: formats, Terminal: terminal, Errors: stderr})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %s\n", redactor.String(err.Error()))
 		if errors.Is(err, runner.ErrInterrupted) {
@@ -483,13 +492,14 @@ func checkedIDs() []string { return conform.CheckedIDs() }
 // report.json (always written: baselines and `mcpconform report` read it).
 func reportFormats(list string) (map[string]bool, error) {
 	out := map[string]bool{"json": true}
+	known := reports.Formats()
 	for _, f := range strings.Split(list, ",") {
-		switch f = strings.TrimSpace(f); f {
-		case "json", "junit", "html", "md", "sarif":
+		switch f = strings.TrimSpace(f); {
+		case f == "":
+		case slices.Contains(known, f):
 			out[f] = true
-		case "":
 		default:
-			return nil, fmt.Errorf("unknown report %q (json, junit, html, md, sarif)", f)
+			return nil, fmt.Errorf("unknown report %q (%s)", f, strings.Join(known, ", "))
 		}
 	}
 	return out, nil

@@ -53,7 +53,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *out == "":
 		for _, r := range runs {
-			for _, p := range reports.WriteDerived(r.dir, r.rep, stderr) {
+			for _, p := range reports.Write(r.rep, reports.Options{Dir: r.dir, Formats: map[string]bool{"html": true, "md": true}, Errors: stderr}) {
 				fmt.Fprintf(stdout, "wrote %s\n", p)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/reports"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestReportRerendersFromJSON(t *testing.T) {
 	root := t.TempDir()
 	t0 := time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)
-	mk := func(name, verdict string) string {
+	mk := func(name string, verdict reports.Verdict) string {
 		dir := filepath.Join(root, name)
 		r := &reports.Report{SchemaVersion: reports.SchemaVersion, Tool: reports.Tool{Name: "mcpconform", Version: "test"},
 			Target: reports.Target{Transport: "stdio", Command: []string{"srv"}}, StartedAt: t0,
@@ -25,7 +26,7 @@ func TestReportRerendersFromJSON(t *testing.T) {
 				Transport: "stdio", Revision: "2025-11-25", Transcript: []reports.Exchange{
 					{Seq: 1, Time: t0, Conn: "stdio#1", Direction: "send", Kind: "message", Body: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`},
 					{Seq: 2, Time: t0, Conn: "stdio#1", Direction: "recv", Kind: "message", Body: `{"jsonrpc":"2.0","id":1,"result":{"marker":"transcript-body-marker"}}`}}}}}
-		r.Summary = reports.Summarize(r.Results, false)
+		r.Summary = result.Summarize(r.Results, false)
 		if _, err := reports.WriteJSON(dir, r); err != nil {
 			t.Fatal(err)
 		}

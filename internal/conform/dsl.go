@@ -18,19 +18,20 @@ import (
 	"github.com/onsi/gomega/format"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
-// Verdict of one check.
-type Verdict string
+// Verdict of one check (the result model's).
+type Verdict = result.Verdict
 
 // Verdicts.
 const (
-	PASS  Verdict = "PASS"
-	FAIL  Verdict = "FAIL"
-	WARN  Verdict = "WARN"
-	NA    Verdict = "NA"
-	ERROR Verdict = "ERROR"
+	PASS  = result.PASS
+	FAIL  = result.FAIL
+	WARN  = result.WARN
+	NA    = result.NA
+	ERROR = result.ERROR
 )
 
 // EntryName is the name of the report entry carrying a check's Outcome.

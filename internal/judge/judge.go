@@ -21,17 +21,18 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
-// Verdict of one judged defect (the suite's vocabulary).
-type Verdict string
+// Verdict of one judged defect (the result model's vocabulary).
+type Verdict = result.Verdict
 
 // Verdicts.
 const (
-	PASS  Verdict = "PASS"
-	FAIL  Verdict = "FAIL"
-	WARN  Verdict = "WARN"
-	ERROR Verdict = "ERROR"
+	PASS  = result.PASS
+	FAIL  = result.FAIL
+	WARN  = result.WARN
+	ERROR = result.ERROR
 )
 
 // Grade is the verdict of a violation of a requirement graded at level:

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 // Apply folds the run-wide violations into the results of their
@@ -24,7 +24,7 @@ import (
 // Only results of the run's revisions (revs) are changed: a requirement of
 // a revision the run does not cover stays NA whatever traffic the era
 // detection exchanged under it.
-func Apply(results []reports.Result, vs []Violation, revs []string) {
+func Apply(results []result.Result, vs []Violation, revs []string) {
 	for _, v := range vs {
 		idx := matching(results, v, revs)
 		for _, i := range idx {
@@ -33,7 +33,7 @@ func Apply(results []reports.Result, vs []Violation, revs []string) {
 	}
 }
 
-func matching(results []reports.Result, v Violation, revs []string) []int {
+func matching(results []result.Result, v Violation, revs []string) []int {
 	var exact, era, any []int
 	for i, r := range results {
 		if r.Requirement != v.Requirement || r.Transport != v.Transport || !slices.Contains(revs, r.Revision) {
@@ -66,21 +66,21 @@ func (v Violation) Describe() string {
 	return msg
 }
 
-func apply(r *reports.Result, v Violation) {
+func apply(r *result.Result, v Violation) {
 	level := catalog.Level(r.Level)
 	if req, ok := catalog.Get(r.Requirement); ok && r.Revision != "" {
 		level = req.LevelFor(catalog.Revision(r.Revision))
 	}
-	verdict := "WARN"
+	verdict := result.WARN
 	if level == catalog.MUST && !v.Soft {
-		verdict = "FAIL"
+		verdict = result.FAIL
 	}
 	quote := ""
 	if n := len(v.Frames); n > 0 {
 		quote = clip(v.Frames[n-1].Raw)
 	}
 	finding := "run-wide: " + v.Describe()
-	if r.Verdict == "FAIL" || r.Verdict == verdict {
+	if r.Verdict == result.FAIL || r.Verdict == verdict {
 		r.Notes = append(r.Notes, finding+": "+quote)
 	} else {
 		if r.Message != "" {
@@ -94,12 +94,12 @@ func apply(r *reports.Result, v Violation) {
 	for _, x := range r.Transcript {
 		have[x.Seq] = true
 	}
-	for _, x := range reports.TranscriptOf(v.Frames) {
+	for _, x := range result.TranscriptOf(v.Frames) {
 		if !have[x.Seq] {
 			r.Transcript = append(r.Transcript, x)
 		}
 	}
-	slices.SortStableFunc(r.Transcript, func(a, b reports.Exchange) int {
+	slices.SortStableFunc(r.Transcript, func(a, b result.Exchange) int {
 		switch {
 		case a.Seq < b.Seq:
 			return -1

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/wire"
-	"github.com/mcpconform/mcpconform/reports"
 )
 
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
@@ -117,13 +117,13 @@ func TestApplyNeverLeavesAViolatedRequirementPassing(t *testing.T) {
 	f.o.SetCheck("TOOL-001 [2026-07-28] (tools)")
 	f.send("stdio#1", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+modernMeta+`}}`)
 	f.recv("stdio#1", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"x"}}`)
-	results := []reports.Result{
+	results := []result.Result{
 		{Requirement: "MRTR-001", Level: "MUST", Verdict: "PASS", Transport: "stdio", Revision: "2026-07-28"},
 		{Requirement: "MRTR-001", Level: "MUST", Verdict: "NA", Transport: "http", Revision: "2026-07-28"},
 		{Requirement: "RPC-010", Level: "MUST", Verdict: "PASS", Transport: "stdio", Revision: "2026-07-28"},
 	}
 	Apply(results, f.o.Violations(), []string{"2025-11-25", "2026-07-28"})
-	legacyOnly := []reports.Result{{Requirement: "MRTR-001", Level: "MUST", Verdict: "NA", Transport: "stdio", Revision: "2026-07-28"}}
+	legacyOnly := []result.Result{{Requirement: "MRTR-001", Level: "MUST", Verdict: "NA", Transport: "stdio", Revision: "2026-07-28"}}
 	if Apply(legacyOnly, f.o.Violations(), []string{"2025-11-25"}); legacyOnly[0].Verdict != "NA" {
 		t.Errorf("a requirement of a revision the run does not cover: %+v", legacyOnly[0])
 	}

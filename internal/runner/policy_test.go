@@ -63,9 +63,8 @@ var _ = conform.Area("tools", func() {
 func TestPolicyReachesChecks(t *testing.T) {
 	tg := &target.Target{Command: []string{os.Args[0]}, Env: []string{"RUNNER_TEST_FIXTURE=aftersales"},
 		Timeout: 5 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
-	var summary bytes.Buffer
 	out, err := Run(Config{
-		Target: tg, Revisions: []catalog.Revision{catalog.LatestLegacy}, Summary: &summary, Version: "test",
+		Target: tg, Revisions: []catalog.Revision{catalog.LatestLegacy}, Version: "test",
 		Policy: policy.None, SampleArgs: map[string]map[string]any{"get_order": {"order_id": "A1001"}, "nosuch": {}},
 		ConfigFile: "target.yaml",
 	})
@@ -84,6 +83,8 @@ func TestPolicyReachesChecks(t *testing.T) {
 	if rep.Summary.PolicyNA != 1 || rep.CallPolicy != "none" || rep.Target.Config != "target.yaml" || rep.SchemaVersion != reports.SchemaVersion {
 		t.Fatalf("report: policy %q, summary %+v, target %+v", rep.CallPolicy, rep.Summary, rep.Target)
 	}
+	var summary bytes.Buffer
+	reports.Write(rep, reports.Options{Terminal: &summary})
 	if !strings.Contains(summary.String(), "call policy: none — 1 check NA because it needs tool calls the policy forbids") {
 		t.Fatalf("terminal summary:\n%s", summary.String())
 	}

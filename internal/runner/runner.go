@@ -1,5 +1,7 @@
 // Package runner runs the Ginkgo specs in-process against one target and
-// writes the reports (STYLE.md §7: RunSpecs from a main binary).
+// returns the run's result model (internal/result); it writes no report:
+// its callers render the model with reports.Write (STYLE.md §7: RunSpecs
+// from a main binary).
 package runner
 
 import (
@@ -20,6 +22,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
@@ -28,10 +31,10 @@ import (
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/observe"
 	"github.com/mcpconform/mcpconform/internal/policy"
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/stdio"
-	"github.com/mcpconform/mcpconform/reports"
 )
 
 // Config is one run.
@@ -39,12 +42,11 @@ type Config struct {
 	Target *target.Target
 	// Revisions to run; nil means auto-detect.
 	Revisions []catalog.Revision
-	ReportDir string
 	// LabelFilter is a Ginkgo label expression selecting checks.
 	LabelFilter string
 	Strict      bool
-	// Progress receives one line per finished check; Summary the end summary.
-	Progress, Summary io.Writer
+	// Progress receives one line per finished check.
+	Progress io.Writer
 	// GinkgoOutput keeps Ginkgo's own console reporter (go test); otherwise it is silenced.
 	GinkgoOutput bool
 	Version      string
@@ -57,7 +59,7 @@ type Config struct {
 	Schema     *msgcheck.SchemaValidator
 	SchemaFile string
 	// Baseline lists known failures (nil: none); BaselineFile names it.
-	Baseline     *reports.Baseline
+	Baseline     *result.Baseline
 	BaselineFile string
 	// Policy is the call policy (--call-tools; zero: readonly); SampleArgs
 	// the config file's sample arguments per tool; ConfigFile names the
@@ -65,21 +67,17 @@ type Config struct {
 	Policy     policy.CallPolicy
 	SampleArgs map[string]map[string]any
 	ConfigFile string
-	// Reports selects the report files besides report.json, which is
-	// always written: "junit", "html", "md" (nil: all of them).
-	Reports map[string]bool
 	// T is the Ginkgo testing handle (go test); nil in the CLI.
 	T ginkgo.GinkgoTestingT
 	// Describe is the suite description.
 	Describe string
 }
 
-// Outcome is what a run produced.
+// Outcome is what a run produced: the report to render (reports.Write).
 type Outcome struct {
-	Report *reports.Report
-	Files  []string
+	Report *result.Report
 	// Signal names the signal (SIGINT, SIGTERM) that interrupted the run
-	// ("" when none did); the reports hold the checks that finished.
+	// ("" when none did); the report holds the checks that finished.
 	Signal string
 }
 
@@ -96,8 +94,11 @@ func (f *failRecorder) Fail() { f.failed = true }
 
 var ginkgoOnce sync.Mutex
 
-// Run detects the eras (unless given), runs the selected checks and writes
-// report.json and junit.xml into cfg.ReportDir.
+// Run detects the eras (unless given), runs the selected checks and
+// returns the report. When the run ends before any check ran (target
+// unreachable, interrupted while probing) it returns an error and an
+// Outcome whose report has no result and says why (its summary does not
+// pass), so that the caller still writes the reports.
 func Run(cfg Config) (*Outcome, error) {
 	ginkgoOnce.Lock()
 	defer ginkgoOnce.Unlock()
@@ -106,9 +107,6 @@ func Run(cfg Config) (*Outcome, error) {
 	}
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
-	}
-	if cfg.Summary == nil {
-		cfg.Summary = io.Discard
 	}
 	if cfg.Describe == "" {
 		cfg.Describe = "mcpconform"
@@ -134,13 +132,11 @@ func Run(cfg Config) (*Outcome, error) {
 			s.Close()
 		}
 		err := fmt.Errorf("%w: %w while probing the target, before any check ran", ErrUnreachable, ErrInterrupted)
-		writeUnreachable(cfg, det.Notes, started, err)
-		return nil, err
+		return unreachable(cfg, det.Notes, started, err), err
 	}
 	if det.Unreachable != nil {
 		err := fmt.Errorf("%w: %v\n  %s", ErrUnreachable, det.Unreachable, strings.Join(det.Notes, "\n  "))
-		writeUnreachable(cfg, det.Notes, started, fmt.Errorf("%w: %v", ErrUnreachable, det.Unreachable))
-		return nil, err
+		return unreachable(cfg, det.Notes, started, fmt.Errorf("%w: %v", ErrUnreachable, det.Unreachable)), err
 	}
 	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
 		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages, OnCheck: obs.SetCheck}
@@ -178,8 +174,7 @@ func Run(cfg Config) (*Outcome, error) {
 		}
 	}
 	if len(revs) == 0 {
-		writeUnreachable(cfg, det.Notes, started, fmt.Errorf("%w: the target supports no revision mcpconform knows", ErrUnreachable))
-		return nil, fmt.Errorf("%w: the target supports no revision mcpconform knows\n  %s", ErrUnreachable, strings.Join(det.Notes, "\n  "))
+		return unreachable(cfg, det.Notes, started, fmt.Errorf("%w: the target supports no revision mcpconform knows", ErrUnreachable)), fmt.Errorf("%w: the target supports no revision mcpconform knows\n  %s", ErrUnreachable, strings.Join(det.Notes, "\n  "))
 	}
 	env.Revisions = revs
 	for rev, s := range det.Sessions {
@@ -198,9 +193,9 @@ func Run(cfg Config) (*Outcome, error) {
 	env.NotRun = strings.Join(notRun, "; ")
 	defer env.Close()
 
-	rep := &reports.Report{
-		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpconform", Version: cfg.Version},
+	rep := &result.Report{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          result.Tool{Name: "mcpconform", Version: cfg.Version},
 		Target:        targetOf(tg, cfg.ConfigFile),
 		CallPolicy:    cfg.Policy.String(),
 		Detection:     det.Notes,
@@ -208,7 +203,7 @@ func Run(cfg Config) (*Outcome, error) {
 	}
 	for _, r := range revs {
 		rep.Revisions = append(rep.Revisions, string(r))
-		era := reports.Era{Revision: string(r)}
+		era := result.Era{Revision: string(r)}
 		ectx, ecancel := context.WithTimeout(sigCtx, 2*tg.Timeout+5*time.Second)
 		s, err := env.Shared(ectx, r)
 		ecancel()
@@ -236,10 +231,9 @@ func Run(cfg Config) (*Outcome, error) {
 
 	if sigCtx.Err() != nil {
 		err := fmt.Errorf("%w: %w while opening sessions, before any check ran", ErrUnreachable, ErrInterrupted)
-		writeUnreachable(cfg, det.Notes, started, err)
-		return nil, err
+		return unreachable(cfg, det.Notes, started, err), err
 	}
-	stopSignals() // Ginkgo's interrupt handler takes over: it ends the running check and still writes the reports
+	stopSignals() // Ginkgo's interrupt handler takes over: it ends the running check and still reports the others
 	// Watch for the signal beside Ginkgo, to tell the caller which one.
 	sigSeen := make(chan os.Signal, 1)
 	signal.Notify(sigSeen, os.Interrupt, syscall.SIGTERM)
@@ -274,13 +268,13 @@ func Run(cfg Config) (*Outcome, error) {
 			fmt.Fprintf(cfg.Progress, "[%3d/%d] %-5s %-12s %-9s %-10s %s\n", done, total, o.Verdict, catalog.AreaOf(o.Requirement), o.Requirement, o.Revision, sr.LeafNodeText)
 		}
 	})
-	ginkgo.ReportAfterSuite("mcpconform reports", func(gr ginkgo.Report) {
+	ginkgo.ReportAfterSuite("mcpconform results", func(gr ginkgo.Report) {
 		rep.Results = resultsOf(gr)
 		// The run-wide invariants, judged over every message of the run
 		// (including what arrived after a requirement's own check ran).
 		observe.Apply(rep.Results, obs.Violations(), rep.Revisions)
-		reports.SortResults(rep.Results)
-		rep.Summary = reports.Summarize(rep.Results, cfg.Strict)
+		result.SortResults(rep.Results)
+		rep.Summary = result.Summarize(rep.Results, cfg.Strict)
 		if cfg.Baseline != nil {
 			rep.ApplyBaseline(cfg.Baseline, cfg.BaselineFile)
 		}
@@ -296,7 +290,6 @@ func Run(cfg Config) (*Outcome, error) {
 		rep.Performance = performanceOf(env)
 		validReport(rep)
 		out.Report = rep
-		out.Files = writeReports(cfg, rep, gr)
 	})
 
 	gomega.RegisterFailHandler(ginkgo.Fail)
@@ -314,108 +307,55 @@ func Run(cfg Config) (*Outcome, error) {
 		out.Report.Interrupted = true
 	default:
 	}
-	reports.Terminal(cfg.Summary, out.Report, out.Files)
 	return &out, nil
 }
 
-// writeUnreachable writes the reports of a run that ended before any
-// check ran (target unreachable, interrupted while probing): no results,
-// the detection notes, and a summary that does not pass and says why.
-func writeUnreachable(cfg Config, notes []string, started time.Time, cause error) {
-	if cfg.ReportDir == "" {
-		return
-	}
+// unreachable is the outcome of a run that ended before any check ran
+// (target unreachable, interrupted while probing): no results, the
+// detection notes, and a summary that does not pass and says why.
+func unreachable(cfg Config, notes []string, started time.Time, cause error) *Outcome {
 	tg := cfg.Target
 	red := tg.Recorder.Redactor()
-	rep := &reports.Report{
-		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpconform", Version: cfg.Version},
+	rep := &result.Report{
+		SchemaVersion: result.SchemaVersion,
+		Tool:          result.Tool{Name: "mcpconform", Version: cfg.Version},
 		Target:        targetOf(tg, cfg.ConfigFile),
 		CallPolicy:    cfg.Policy.String(),
 		Detection:     append(redactAll(red, notes), red.String(cause.Error())),
 		StartedAt:     started,
 		DurationMs:    time.Since(started).Milliseconds(),
-		Results:       []reports.Result{},
-		Eras:          []reports.Era{},
+		Results:       []result.Result{},
+		Eras:          []result.Era{},
 		Revisions:     []string{},
 		Interrupted:   errors.Is(cause, ErrInterrupted),
 	}
-	rep.Summary = reports.Summarize(nil, cfg.Strict)
+	rep.Summary = result.Summarize(nil, cfg.Strict)
 	rep.Summary.Passed = false
 	rep.Summary.HollowReason = "no check ran: " + red.String(cause.Error())
 	validReport(rep)
-	writeReports(cfg, rep, ginkgo.Report{SuiteDescription: cfg.Describe, SuiteSucceeded: false})
+	return &Outcome{Report: rep}
 }
 
-func writeReports(cfg Config, rep *reports.Report, gr ginkgo.Report) []string {
-	if cfg.ReportDir == "" {
-		return nil
+// timeline renders what Ginkgo recorded while a check that failed ran
+// (its steps, where it stopped) for the result's Log, as Ginkgo's JUnit
+// reporter renders it. Each check's outcome entry is replaced by its
+// one-line summary: Ginkgo renders report entries with %+v, which for an
+// Outcome would spell out every transcript byte as a decimal number (a
+// 16 MiB message became 67 MB of junit.xml). The transcript is in the
+// result.
+func timeline(sr types.SpecReport) string {
+	if sr.State.Is(types.SpecStatePassed | types.SpecStateSkipped) {
+		return ""
 	}
-	var files []string
-	if p, err := reports.WriteJSON(cfg.ReportDir, rep); err == nil {
-		files = append(files, p)
-	} else {
-		fmt.Fprintf(os.Stderr, "mcpconform: writing report.json: %v\n", err)
-	}
-	want := func(f string) bool { return cfg.Reports == nil || cfg.Reports[f] }
-	if cfg.Reports["sarif"] { // opt-in: --reports …,sarif
-		if p, err := reports.WriteSARIF(cfg.ReportDir, rep); err == nil {
-			files = append(files, p)
-		} else {
-			fmt.Fprintf(os.Stderr, "mcpconform: writing sarif.json: %v\n", err)
+	entries := make(types.ReportEntries, len(sr.ReportEntries))
+	for j, e := range sr.ReportEntries {
+		if o, ok := e.GetRawValue().(*conform.Outcome); ok && e.Name == conform.EntryName {
+			e.Value = types.WrapEntryValue(o.String())
 		}
+		entries[j] = e
 	}
-	if want("junit") {
-		if p, err := reports.WriteJUnit(cfg.ReportDir, junitSafe(gr), rep); err == nil {
-			files = append(files, p)
-		} else {
-			fmt.Fprintf(os.Stderr, "mcpconform: writing junit.xml: %v\n", err)
-		}
-	}
-	if want("html") && want("md") {
-		return append(files, reports.WriteDerived(cfg.ReportDir, rep, os.Stderr)...)
-	}
-	if want("html") {
-		if p, err := reports.WriteHTML(cfg.ReportDir, rep); err == nil {
-			files = append(files, p)
-		} else {
-			fmt.Fprintf(os.Stderr, "mcpconform: writing report.html: %v\n", err)
-		}
-	}
-	if want("md") {
-		links := reports.MarkdownLinks{JSON: "report.json"}
-		if want("junit") {
-			links.JUnit = "junit.xml"
-		}
-		if p, err := reports.WriteMarkdown(cfg.ReportDir, rep, links); err == nil {
-			files = append(files, p)
-		} else {
-			fmt.Fprintf(os.Stderr, "mcpconform: writing summary.md: %v\n", err)
-		}
-	}
-	return files
-}
-
-// junitSafe returns gr with each check's outcome entry replaced by a
-// one-line summary: Ginkgo renders report entries with %+v into the JUnit
-// timelines of failed specs, which for an Outcome would spell out every
-// transcript byte as a decimal number (a 16 MiB message became 67 MB of
-// junit.xml). The transcript is in report.json.
-func junitSafe(gr ginkgo.Report) ginkgo.Report {
-	specs := make(types.SpecReports, len(gr.SpecReports))
-	for i, sr := range gr.SpecReports {
-		entries := make(types.ReportEntries, len(sr.ReportEntries))
-		for j, e := range sr.ReportEntries {
-			if o, ok := e.GetRawValue().(*conform.Outcome); ok && e.Name == conform.EntryName {
-				e.Value = types.WrapEntryValue(o.String())
-			}
-			entries[j] = e
-		}
-		sr.ReportEntries = entries
-		specs[i] = sr
-	}
-	gr.SpecReports = specs
-	return gr
+	sr.ReportEntries = entries
+	return reporters.RenderTimeline(sr, true)
 }
 
 func stderrOf(env *conform.Env) string {
@@ -430,8 +370,8 @@ func stderrOf(env *conform.Env) string {
 	return b.String()
 }
 
-func targetOf(t *target.Target, configFile string) reports.Target {
-	rt := reports.Target{Transport: t.Transport(), URL: t.Recorder.Redactor().String(t.URL), Config: configFile}
+func targetOf(t *target.Target, configFile string) result.Target {
+	rt := result.Target{Transport: t.Transport(), URL: t.Recorder.Redactor().String(t.URL), Config: configFile}
 	for _, a := range t.Command {
 		rt.Command = append(rt.Command, t.Recorder.Redactor().String(a))
 	}
@@ -474,8 +414,8 @@ func outcomeOf(sr types.SpecReport) *conform.Outcome {
 	return nil
 }
 
-func resultsOf(gr ginkgo.Report) []reports.Result {
-	var out []reports.Result
+func resultsOf(gr ginkgo.Report) []result.Result {
+	var out []result.Result
 	for _, sr := range gr.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
@@ -493,13 +433,14 @@ func resultsOf(gr ginkgo.Report) []reports.Result {
 			}
 		}
 		msg := o.Message
-		if o.Verdict == conform.FAIL || o.Verdict == conform.WARN || o.Verdict == conform.ERROR {
+		if o.Verdict.Problem() {
 			msg = withCauses(msg, o.Frames)
 		}
-		res := reports.Result{
-			Requirement: o.Requirement, Level: string(o.Level), Verdict: string(o.Verdict), Transport: o.Transport,
+		res := result.Result{
+			Requirement: o.Requirement, Level: string(o.Level), Verdict: o.Verdict, Transport: o.Transport,
 			Revision: string(o.Revision), Message: msg, Expected: o.Expected, Actual: o.Actual, Notes: o.Notes,
-			DurationMs: float64(sr.RunTime.Microseconds()) / 1000, Transcript: reports.TranscriptOf(o.Frames),
+			DurationMs: float64(sr.RunTime.Microseconds()) / 1000, Transcript: result.TranscriptOf(o.Frames),
+			Log: timeline(sr),
 		}
 		if r, ok := catalog.Get(o.Requirement); ok {
 			res.Title, res.Area, res.Statement, res.Source = r.Title, r.Area(), r.Statement, r.Source
@@ -612,7 +553,7 @@ func signalName(sig os.Signal) string {
 // validReport replaces invalid UTF-8 in the report's free text (server
 // text quoted in detection notes, messages and stderr) with U+FFFD, so
 // that every report file is valid UTF-8 whatever the server sent.
-func validReport(rep *reports.Report) {
+func validReport(rep *result.Report) {
 	fix := func(s *string) {
 		if !utf8.ValidString(*s) {
 			*s = strings.ToValidUTF8(*s, "\uFFFD")
@@ -630,6 +571,7 @@ func validReport(rep *reports.Report) {
 		fix(&r.Message)
 		fix(&r.Expected)
 		fix(&r.Actual)
+		fix(&r.Log)
 		for j := range r.Notes {
 			fix(&r.Notes[j])
 		}
@@ -645,11 +587,11 @@ func redactAll(r *wire.Redactor, ss []string) []string {
 }
 
 // performanceOf reads the target's latency and connection counts.
-func performanceOf(env *conform.Env) *reports.Performance {
+func performanceOf(env *conform.Env) *result.Performance {
 	tg := env.Target
 	l, st := tg.Latency(), tg.Stats()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return &reports.Performance{
+	return &result.Performance{
 		LatencySamples: l.Count(), LatencyP50Ms: ms(l.Quantile(0.5)), LatencyP99Ms: ms(l.Quantile(0.99)),
 		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout),
 		Connections: st.Connections, Handshakes: st.Handshakes, HandshakeMs: st.HandshakeMs,

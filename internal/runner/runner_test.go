@@ -7,7 +7,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpconform/mcpconform/internal/conform"
-	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/internal/result"
 )
 
 func spec(text string, labels ...string) types.SpecReport {
@@ -45,7 +45,7 @@ func TestValidateRejectsBrokenTrees(t *testing.T) {
 
 // The reports count policy NA verdicts by the prefix conform writes.
 func TestPolicyPrefixAgrees(t *testing.T) {
-	if reports.PolicyPrefix != conform.PolicyPrefix {
-		t.Fatalf("reports.PolicyPrefix %q != conform.PolicyPrefix %q", reports.PolicyPrefix, conform.PolicyPrefix)
+	if result.PolicyPrefix != conform.PolicyPrefix {
+		t.Fatalf("result.PolicyPrefix %q != conform.PolicyPrefix %q", result.PolicyPrefix, conform.PolicyPrefix)
 	}
 }

@@ -31,7 +31,7 @@ func TestSuite(t *testing.T) {
 		Timeout:  5 * time.Second,
 		Recorder: rec,
 	}
-	out, err := runner.Run(runner.Config{Target: tg, T: t, GinkgoOutput: true, ReportDir: t.TempDir(), Describe: "mcpconform suites"})
+	out, err := runner.Run(runner.Config{Target: tg, T: t, GinkgoOutput: true, Describe: "mcpconform suites"})
 	if err != nil {
 		t.Fatal(err)
 	}
