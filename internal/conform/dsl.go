@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/format"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -316,6 +315,3 @@ func (o *Outcome) summary() string {
 	}
 	return b.String()
 }
-
-// Expecter is the Gomega entry point bound to a check.
-type Expecter = gomega.Gomega

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/judge"
@@ -24,7 +23,6 @@ type T struct {
 	Transport string
 	Env       *Env
 
-	g        gomega.Gomega
 	out      *Outcome
 	startSeq int64
 	owned    []*session.Session
@@ -38,24 +36,14 @@ func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Re
 		},
 		startSeq: env.Recorder().Seq(),
 	}
-	t.g = gomega.NewGomega(func(message string, _ ...int) {
-		t.violation("", "", message)
-	})
 	return t
 }
-
-// Level is the grading level of this check.
-func (t *T) Level() catalog.Level { return t.out.Level }
 
 // Modern reports whether the check runs under 2026-07-28.
 func (t *T) Modern() bool { return !t.Rev.IsLegacy() }
 
 // HTTP reports whether the target is a Streamable HTTP endpoint.
 func (t *T) HTTP() bool { return t.Transport == wire.HTTP }
-
-// Expect starts a Gomega assertion; a failed assertion is a violation of
-// the requirement (FAIL for MUST, WARN for SHOULD) and ends the check.
-func (t *T) Expect(actual any, extra ...any) gomega.Assertion { return t.g.Expect(actual, extra...) }
 
 // Step names the next step of the check (shown in Ginkgo's timeline).
 func (t *T) Step(text string) { ginkgo.By(text) }
@@ -133,7 +121,7 @@ func (t *T) Check(ok bool, expected, actual string, format string, args ...any) 
 }
 
 // transcriptRawMax is how much of each payload an outcome's transcript
-// keeps: one byte past reports.MaxBodyInReport, so that the reports still
+// keeps: one byte past result.MaxBodyInReport, so that the reports still
 // see, and mark, the cut.
 const transcriptRawMax = 16<<10 + 1
 
@@ -152,7 +140,7 @@ func (t *T) finish() {
 			}
 		}
 	}
-	// The reports keep a body's first 16 KiB (reports.MaxBodyInReport):
+	// The reports keep a body's first 16 KiB (result.MaxBodyInReport):
 	// the outcome shares the recorder's payloads, cut just past that.
 	t.out.Frames = t.Env.Recorder().Clipped(t.startSeq, 400, transcriptRawMax)
 	// Messages quote what the server sent: redact them like the transcript.

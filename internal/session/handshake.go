@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
@@ -176,16 +174,6 @@ func (s *Session) ServerInfo() json.RawMessage {
 		return nil
 	}
 	return res.ServerInfo
-}
-
-// IsModernError reports whether a response is one of the errors by which
-// a 2026-07-28 server identifies itself to a probing client.
-func IsModernError(resp *Response) bool {
-	code, ok := resp.ErrorCode()
-	if !ok {
-		return false
-	}
-	return slices.Contains([]int64{jsonrpc.CodeUnsupportedProtocol, jsonrpc.CodeInvalidParams, jsonrpc.CodeMissingCapability, jsonrpc.CodeHeaderMismatch}, code)
 }
 
 // ErrNotModern says the modern probe did not find a 2026-07-28 server.
