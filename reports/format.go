@@ -21,6 +21,8 @@ type format struct {
 	// ByDefault: written when Options.Formats is nil (and by `mcpconform
 	// run` unless --reports says otherwise).
 	ByDefault bool
+	// Help says what the file is for (--reports help), if the name does not.
+	Help string
 	// Write writes the file into dir and returns its path.
 	Write func(dir string, r *Report) (string, error)
 }
@@ -56,17 +58,34 @@ func DefaultFormats() map[string]bool {
 	return out
 }
 
-// FormatsHelp describes the formats for a --reports flag's help.
+// FormatsHelp describes the formats for a --reports flag's help, in
+// writing order: "json (report.json), sarif (sarif.json, SARIF 2.1.0 …;
+// not written unless named), …".
 func FormatsHelp() string {
 	var parts []string
 	for _, f := range formats {
 		p := f.Name + " (" + f.File
+		if f.Help != "" {
+			p += ", " + f.Help
+		}
 		if !f.ByDefault {
-			p += ", not written unless named"
+			p += "; not written unless named"
 		}
 		parts = append(parts, p+")")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// DefaultFormatList is DefaultFormats as a --reports value, in writing
+// order ("json,junit,html,md").
+func DefaultFormatList() string {
+	var names []string
+	for _, f := range formats {
+		if f.ByDefault {
+			names = append(names, f.Name)
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 // Options of Write.

@@ -21,7 +21,7 @@ func init() {
 }
 
 // WriteJUnit writes junit.xml with Ginkgo's JUnit reporter (from the
-// report's Ginkgo shape, GinkgoReport), then tunes it: each testcase gets
+// report's Ginkgo shape, ginkgoReport), then tunes it: each testcase gets
 // clean properties (requirement, level, revision, transport, verdict,
 // source), its verdict message and transcript in system-out, the steps of
 // a failed check in system-err, WARN counts as a failure under strict,
@@ -41,7 +41,7 @@ func WriteJUnit(dir string, rep *Report) (string, error) {
 		OmitSuiteSetupNodes:       true,
 		OmitCapturedStdOutErr:     true,
 	}
-	if err := reporters.GenerateJUnitReportWithConfig(GinkgoReport(rep), path, cfg); err != nil {
+	if err := reporters.GenerateJUnitReportWithConfig(ginkgoReport(rep), path, cfg); err != nil {
 		return "", err
 	}
 	raw, err := os.ReadFile(path)
@@ -52,7 +52,7 @@ func WriteJUnit(dir string, rep *Report) (string, error) {
 	if err := xml.Unmarshal(raw, &suites); err != nil {
 		return "", fmt.Errorf("re-reading junit: %w", err)
 	}
-	// GinkgoReport has one It per result, in report order, and Ginkgo
+	// ginkgoReport has one It per result, in report order, and Ginkgo
 	// writes one testcase per It in that order.
 	for si := range suites.TestSuites {
 		ts := &suites.TestSuites[si]
@@ -134,13 +134,13 @@ func WriteJUnit(dir string, rep *Report) (string, error) {
 	return path, writeFile(path, buf.Bytes())
 }
 
-// GinkgoReport gives a report the shape of a Ginkgo run, so that junit.xml
+// ginkgoReport gives a report the shape of a Ginkgo run, so that junit.xml
 // comes from Ginkgo's own JUnit reporter whoever produced the results (a
 // run or a fuzz campaign): one It per result, in report order, labelled
 // like the suite's checks (req, level, rev, area, transport), failed for
 // FAIL and ERROR, skipped for NA, timed by the result's duration. The
 // suite is named after the tool and succeeds when the run passed.
-func GinkgoReport(rep *Report) types.Report {
+func ginkgoReport(rep *Report) types.Report {
 	name := rep.Tool.Name
 	if name == "" {
 		name = "mcpconform"

@@ -26,7 +26,7 @@ import (
 // The revision and transport go into a logical location.
 
 func init() {
-	register(format{Name: "sarif", File: "sarif.json", Order: 10, Write: WriteSARIF})
+	register(format{Name: "sarif", File: "sarif.json", Order: 10, Help: "SARIF 2.1.0 for code scanning", Write: WriteSARIF})
 }
 
 const sarifSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -275,7 +275,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
-		reportList  = fs.String("reports", "json,junit,html,md", "comma list of the reports to write in --report-dir: json (report.json, always written), junit, html, md (summary.md), sarif (sarif.json, SARIF 2.1.0 for code scanning; not written unless named)")
+		reportList  = fs.String("reports", reports.DefaultFormatList(), "comma list of the reports to write in --report-dir (report.json is always written): "+reports.FormatsHelp())
 	)
 	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL | mcpconform run [flags] --config FILE", stdout, stderr); done {
 		return code
