@@ -12,27 +12,6 @@ import (
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
-// TestWithCauses: a verdict quotes the distinct transport problems of its
-// transcript (at most three), and nothing else.
-func TestWithCauses(t *testing.T) {
-	note := func(text string) wire.Frame { return wire.Frame{Kind: wire.KindNote, Note: text} }
-	frames := []wire.Frame{
-		note("started pid 7"),
-		note(wire.CausePrefix + "invalid UTF-8 in server output (a stdout line of 10 bytes, first invalid byte 0xff at offset 6)"),
-		note(wire.CausePrefix + "invalid UTF-8 in server output (a stdout line of 12 bytes, first invalid byte 0xfe at offset 2)"),
-		{Kind: wire.KindMessage, Note: wire.CausePrefix + "not a note"},
-		note(wire.CausePrefix + "a stdout line exceeds the 16 MiB cap (200 MiB in all): cut"),
-	}
-	got := withCauses("no response to ping", frames)
-	want := "no response to ping [transport problem: invalid UTF-8 in server output (a stdout line of 10 bytes, first invalid byte 0xff at offset 6); a stdout line exceeds the 16 MiB cap (200 MiB in all): cut]"
-	if got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-	if got := withCauses("m", frames[:1]); got != "m" {
-		t.Errorf("no cause: got %q", got)
-	}
-}
-
 // TestValidReport: server text with invalid UTF-8 is repaired in every
 // free-text field of the report.
 func TestValidReport(t *testing.T) {

@@ -432,49 +432,12 @@ func resultsOf(gr ginkgo.Report) []result.Result {
 				o.Level = r.LevelFor(catalog.Revision(rev))
 			}
 		}
-		msg := o.Message
-		if o.Verdict.Problem() {
-			msg = withCauses(msg, o.Frames)
-		}
-		res := result.Result{
-			Requirement: o.Requirement, Level: string(o.Level), Verdict: o.Verdict, Transport: o.Transport,
-			Revision: string(o.Revision), Message: msg, Expected: o.Expected, Actual: o.Actual, Notes: o.Notes,
-			DurationMs: float64(sr.RunTime.Microseconds()) / 1000, Transcript: result.TranscriptOf(o.Frames),
-			Log: timeline(sr),
-		}
-		if r, ok := catalog.Get(o.Requirement); ok {
-			res.Title, res.Area, res.Statement, res.Source = r.Title, r.Area(), r.Statement, r.Source
-		}
+		res := o.Result()
+		res.DurationMs = float64(sr.RunTime.Microseconds()) / 1000
+		res.Log = timeline(sr)
 		out = append(out, res)
 	}
 	return out
-}
-
-// withCauses appends to a verdict's message the transport problems
-// (wire.CausePrefix notes) recorded while the check ran, so that a check
-// that saw silence or garbage names the cause (a cap exceeded, invalid
-// UTF-8, a message cut off, a crash). At most three distinct ones.
-func withCauses(msg string, frames []wire.Frame) string {
-	var causes []string
-	seen := map[string]bool{}
-	for _, f := range frames {
-		c, ok := strings.CutPrefix(f.Note, wire.CausePrefix)
-		if f.Kind != wire.KindNote || !ok {
-			continue
-		}
-		key, _, _ := strings.Cut(c, " (")
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		if len(causes) < 3 {
-			causes = append(causes, c)
-		}
-	}
-	if len(causes) == 0 {
-		return msg
-	}
-	return msg + " [" + wire.CausePrefix + strings.Join(causes, "; ") + "]"
 }
 
 func labelValue(sr types.SpecReport, key string) string {

@@ -1,0 +1,56 @@
+package conform
+
+import (
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/result"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Result is the outcome in the result model: the verdict and its reason
+// (a problem's message names the transport problems its transcript
+// recorded), the requirement's catalog text, and the transcript. The
+// runner adds what Ginkgo measured (duration, the log of a failed check).
+func (o *Outcome) Result() result.Result {
+	msg := o.Message
+	if o.Verdict.Problem() {
+		msg = withCauses(msg, o.Frames)
+	}
+	res := result.Result{
+		Requirement: o.Requirement, Level: string(o.Level), Verdict: o.Verdict, Transport: o.Transport,
+		Revision: string(o.Revision), Message: msg, Expected: o.Expected, Actual: o.Actual, Notes: o.Notes,
+		Transcript: result.TranscriptOf(o.Frames),
+	}
+	if r, ok := catalog.Get(o.Requirement); ok {
+		res.Title, res.Area, res.Statement, res.Source = r.Title, r.Area(), r.Statement, r.Source
+	}
+	return res
+}
+
+// withCauses appends to a verdict's message the transport problems
+// (wire.CausePrefix notes) recorded while the check ran, so that a check
+// that saw silence or garbage names the cause (a cap exceeded, invalid
+// UTF-8, a message cut off, a crash). At most three distinct ones.
+func withCauses(msg string, frames []wire.Frame) string {
+	var causes []string
+	seen := map[string]bool{}
+	for _, f := range frames {
+		c, ok := strings.CutPrefix(f.Note, wire.CausePrefix)
+		if f.Kind != wire.KindNote || !ok {
+			continue
+		}
+		key, _, _ := strings.Cut(c, " (")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if len(causes) < 3 {
+			causes = append(causes, c)
+		}
+	}
+	if len(causes) == 0 {
+		return msg
+	}
+	return msg + " [" + wire.CausePrefix + strings.Join(causes, "; ") + "]"
+}
