@@ -266,7 +266,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		revision    = fs.String("revision", "auto", "auto, or a comma list of revisions (2024-11-05 … 2026-07-28)")
 		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for junit.xml and report.json")
 		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
-		window      = fs.Duration("window", 25*time.Millisecond, "grace period, after a barrier request was answered, to watch for traffic that must not come")
+		window      = fs.Duration("window", 0, "grace period, after a barrier request was answered, to watch for traffic that must not come (default: adaptive, 3× the observed p99 latency within 5ms..25ms)")
 		maxPages    = fs.Int("max-pages", conform.DefaultMaxPages, "cap on the pages of each list walk (a longer list is reported as endless)")
 		strict      = fs.Bool("strict", false, "WARN fails the run")
 		labelFilter = fs.String("label-filter", "", "Ginkgo label expression selecting checks, e.g. 'area:lifecycle && level:MUST'")

@@ -32,7 +32,8 @@ type Env struct {
 	SupportsLegacy, SupportsModern bool
 	// Window is how long a check watches for traffic that must not come
 	// (e.g. a response to a notification) after a barrier request was
-	// answered (T.Settle). Default 25ms.
+	// answered (T.Settle, T.Quiet). Zero (the default): adaptive, see
+	// QuietWindow; set (--window): used as given.
 	Window time.Duration
 	// SpecBudget bounds one check. Default 60s.
 	SpecBudget time.Duration
@@ -90,9 +91,6 @@ var (
 
 // SetEnv installs the environment for the next tree construction.
 func SetEnv(e *Env) {
-	if e.Window <= 0 {
-		e.Window = 25 * time.Millisecond
-	}
 	if e.SpecBudget <= 0 {
 		e.SpecBudget = 60 * time.Second
 	}

@@ -222,10 +222,7 @@ func (t *T) timeout() time.Duration { return t.Env.Target.Timeout }
 func (t *T) Settle(s *session.Session) {
 	m, p := t.Probe()
 	_, _ = s.Call(t.Ctx, m, p, &session.CallOptions{Timeout: t.Env.Target.Timeout})
-	select {
-	case <-time.After(t.Env.Window):
-	case <-t.Ctx.Done():
-	}
+	t.Quiet()
 }
 
 // Since returns the frames recorded since the check started.

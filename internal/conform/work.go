@@ -139,6 +139,53 @@ func (e *Env) Patience() time.Duration {
 // Patience is Env.Patience.
 func (t *T) Patience() time.Duration { return t.Env.Patience() }
 
+// The quiet window: the grace, after a barrier request was answered, for a
+// server that handles messages concurrently to send what it meant to send
+// for the messages before the barrier (T.Settle, T.Quiet). Like Patience it
+// follows the server's observed pace: windowFactor × the p99 of the answer
+// times observed so far, at least WindowFloor, at most DefaultWindow (also
+// used while fewer than minLatencySamples answers were observed). An
+// explicit Env.Window (--window) is used as given.
+const (
+	// DefaultWindow is the longest adaptive quiet window.
+	DefaultWindow = 25 * time.Millisecond
+	// WindowFloor is the shortest adaptive quiet window.
+	WindowFloor = 5 * time.Millisecond
+	// windowFactor multiplies the observed p99.
+	windowFactor = 3
+)
+
+// QuietWindow returns the quiet window (see DefaultWindow).
+func (e *Env) QuietWindow() time.Duration {
+	if e.Window > 0 {
+		return e.Window
+	}
+	if e.Target == nil {
+		return DefaultWindow
+	}
+	l := e.Target.Latency()
+	if l.Count() < minLatencySamples {
+		return DefaultWindow
+	}
+	return min(max(WindowFloor, windowFactor*l.Quantile(0.99)), DefaultWindow)
+}
+
+// Window is Env.QuietWindow.
+func (t *T) Window() time.Duration { return t.Env.QuietWindow() }
+
+// Quiet waits the quiet window (less when the check's context ends) and
+// returns how long the window was.
+func (t *T) Quiet() time.Duration {
+	w := t.Window()
+	tm := time.NewTimer(w)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-t.Ctx.Done():
+	}
+	return w
+}
+
 // judgeFaults fails a check that passed when the session layer recognised
 // a fault of its requirement anywhere in the run (session.Faults: e.g. an
 // error answered with "id": null to the only request in flight on stdio,

@@ -136,7 +136,7 @@ func barrier(t *c.T, s *session.Session) bool {
 	began := time.Now()
 	ok := barrierWithin(t, s, latencies.wait(s.Timeout()))
 	if ok {
-		latencies.observe(time.Since(began) - t.Env.Window)
+		latencies.observe(time.Since(began) - t.Window())
 	}
 	return ok
 }
@@ -187,10 +187,7 @@ func barrierWithin(t *c.T, s *session.Session, wait time.Duration) bool {
 	if err != nil || resp == nil || resp.Msg == nil {
 		return false
 	}
-	select {
-	case <-time.After(t.Env.Window):
-	case <-t.Ctx.Done():
-	}
+	t.Quiet()
 	return true
 }
 

@@ -431,7 +431,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			t.Note("%s was rejected with HTTP %d", k.what, reply.Status)
 			continue
 		}
-		ctx, cancel := context.WithTimeout(t.Ctx, min(limitWait, max(time.Since(began), t.Env.Window)))
+		ctx, cancel := context.WithTimeout(t.Ctx, min(limitWait, max(time.Since(began), t.Window())))
 		ev, ok := s.WaitEvent(ctx, mark, answer)
 		cancel()
 		if !ok {
