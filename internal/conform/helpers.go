@@ -25,14 +25,7 @@ func (t *T) Incoming(s *session.Session) []wire.Frame {
 // AllIncoming returns every server→harness frame of session s recorded in
 // the run, from the connection's start.
 func (t *T) AllIncoming(s *session.Session) []wire.Frame {
-	var out []wire.Frame
-	name := s.Conn().Name()
-	for _, f := range t.Env.Recorder().OnConn(0, name) {
-		if f.Conn == name && f.Dir == wire.In {
-			out = append(out, f)
-		}
-	}
-	return out
+	return t.Env.Recorder().OnConnWhere(0, s.Conn().Name(), func(f *wire.Frame, _ int) bool { return f.Dir == wire.In })
 }
 
 // Declared reports whether the server declared capability name (e.g.

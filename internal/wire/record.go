@@ -326,19 +326,28 @@ func (rec *Recorder) Since(after int64, limit int) []Frame {
 // Since filtered by connection, without restoring the payloads of the
 // other connections' frames.
 func (rec *Recorder) OnConn(after int64, conn string) []Frame {
-	return rec.collect(after, 0, 0, conn)
+	return rec.collect(after, 0, 0, conn, nil)
+}
+
+// OnConnWhere is OnConn keeping only the frames keep accepts. keep sees each
+// frame before its payload is restored (Raw may be nil) and the payload's
+// size, so that frames a caller does not need (e.g. the harness's own
+// multi-megabyte requests) are neither decompressed nor copied.
+func (rec *Recorder) OnConnWhere(after int64, conn string, keep func(f *Frame, size int) bool) []Frame {
+	return rec.collect(after, 0, 0, conn, keep)
 }
 
 // Clipped is Since with each payload cut to at most maxRaw bytes (0: no
 // cut) without marking it Truncated: what a report keeps of a transcript,
 // sharing the recorder's payloads instead of copying them.
 func (rec *Recorder) Clipped(after int64, limit, maxRaw int) []Frame {
-	return rec.collect(after, limit, maxRaw, "")
+	return rec.collect(after, limit, maxRaw, "", nil)
 }
 
 // collect is Since, Clipped and OnConn: the frames with Seq > after (on conn
-// unless it is ""), the latest limit of them, payloads cut at maxRaw.
-func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string) []Frame {
+// unless it is ""; those keep accepts, when it is not nil), the latest limit
+// of them, payloads cut at maxRaw.
+func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string, keep func(f *Frame, size int) bool) []Frame {
 	if rec == nil {
 		return nil
 	}
@@ -358,13 +367,25 @@ func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string) []Fram
 		fs = fs[len(fs)-limit:]
 	}
 	var out []Frame
-	if conn == "" {
+	switch {
+	case conn == "" && keep == nil:
 		out = append(out, fs...)
-	} else {
-		for _, f := range fs {
-			if f.Conn == conn {
-				out = append(out, f)
+	default:
+		for i := range fs {
+			f := &fs[i]
+			if conn != "" && f.Conn != conn {
+				continue
 			}
+			if keep != nil {
+				size := len(f.Raw)
+				if p, ok := rec.packed[f.Seq]; ok && f.Raw == nil {
+					size = p.n
+				}
+				if !keep(f, size) {
+					continue
+				}
+			}
+			out = append(out, *f)
 		}
 	}
 	var packed map[int]packedRaw // index in out → compressed payload
