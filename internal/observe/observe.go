@@ -214,6 +214,20 @@ func (o *Observer) Frame(f wire.Frame) {
 	}
 }
 
+// metaMember is a member of a request's _meta as the observer keeps it: its
+// JSON when at most maxMetaMember bytes, else nothing (the harness's _meta
+// also carries its multi-megabyte stimuli, which are not copied again).
+type metaMember []byte
+
+const maxMetaMember = 64 << 10
+
+func (m *metaMember) UnmarshalJSON(b []byte) error {
+	if len(b) <= maxMetaMember {
+		*m = append((*m)[:0], b...)
+	}
+	return nil
+}
+
 // sent records what a request or notification of the harness tells.
 func (o *Observer) sent(c *conn, f wire.Frame) {
 	if t := bytes.TrimSpace(f.Raw); len(t) > 0 && t[0] == '[' {
@@ -224,7 +238,7 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		return
 	}
 	var params struct {
-		Meta            map[string]json.RawMessage `json:"_meta"`
+		Meta            map[string]metaMember      `json:"_meta"`
 		ProtocolVersion string                     `json:"protocolVersion"`
 		Capabilities    map[string]json.RawMessage `json:"capabilities"`
 		Task            json.RawMessage            `json:"task"`
@@ -258,7 +272,7 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		r.rev = c.legacy
 	}
 	if tok, ok := params.Meta["progressToken"]; ok {
-		r.token = canonical(tok)
+		r.token = canonical(json.RawMessage(tok))
 		c.progress[r.token] = &progressState{req: r}
 	}
 	if r.rev != "" {

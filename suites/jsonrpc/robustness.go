@@ -364,6 +364,13 @@ const (
 	limitWait = 10 * time.Second
 )
 
+// oversizedString is a JSON string of oversizedBytes characters.
+func oversizedString() []byte {
+	b := bytes.Repeat([]byte("x"), oversizedBytes+2)
+	b[0], b[len(b)-1] = '"', '"'
+	return b
+}
+
 // atTheLimits returns the session to go on with (a fresh one when the
 // server was lost; nil when none could be opened) and the crashes seen.
 func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.Session) (*session.Session, []string) {
@@ -376,7 +383,10 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		params["_meta"] = mergeMeta(params["_meta"], map[string]any{"mcpconform/" + tag: value})
 		return id, request(id, method, params)
 	}
-	bigID, big := withParam("oversized", json.RawMessage(`"`+strings.Repeat("x", oversizedBytes)+`"`))
+	// The megabytes go in as text, in place of a marker: encoded with the
+	// request, they would be copied several times over (memory, time).
+	bigID, big := withParam("oversized", json.RawMessage(`"@@BIG@@"`))
+	big = bytes.Replace(big, []byte(`"@@BIG@@"`), oversizedString(), 1)
 	// encoding/json refuses to write JSON deeper than 10000 levels: the
 	// nesting goes in as text, in place of a marker.
 	deepID, deep := withParam("deep", json.RawMessage(`"@@DEEP@@"`))
