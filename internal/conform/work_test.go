@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/target"
 )
 
 func TestPaced(t *testing.T) {
@@ -31,5 +33,36 @@ func TestPaced(t *testing.T) {
 				t.Errorf("got %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestQuietWindow: the window follows the observed p99 (3×, within
+// WindowFloor..DefaultWindow), is DefaultWindow until enough answers were
+// observed, and an explicit Env.Window is used as given.
+func TestQuietWindow(t *testing.T) {
+	observe := func(e *Env, d time.Duration, n int) {
+		for range n {
+			e.Target.Latency().Observe(d)
+		}
+	}
+	e := &Env{Target: &target.Target{}}
+	if w := e.QuietWindow(); w != DefaultWindow {
+		t.Errorf("no answers observed: window %s, want %s", w, DefaultWindow)
+	}
+	observe(e, 100*time.Microsecond, 10)
+	if w := e.QuietWindow(); w != WindowFloor {
+		t.Errorf("fast server: window %s, want the floor %s", w, WindowFloor)
+	}
+	observe(e, 4*time.Millisecond, 10)
+	if w := e.QuietWindow(); w != 12*time.Millisecond {
+		t.Errorf("p99 4ms: window %s, want 12ms", w)
+	}
+	observe(e, 50*time.Millisecond, 10)
+	if w := e.QuietWindow(); w != DefaultWindow {
+		t.Errorf("slow server: window %s, want the ceiling %s", w, DefaultWindow)
+	}
+	e.Window = 100 * time.Millisecond
+	if w := e.QuietWindow(); w != 100*time.Millisecond {
+		t.Errorf("explicit --window 100ms: window %s", w)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,28 @@ func TestRecorderOnConn(t *testing.T) {
 	}
 	if fs := rec.OnConn(1, "a"); len(fs) != 1 || fs[0].Seq != 3 {
 		t.Errorf("OnConn after 1: %d frames", len(fs))
+	}
+}
+
+// TestRecorderOnConnWhere: keep sees each frame of the connection with its
+// payload's size before the payload is restored, and only the frames it
+// accepts come back (restored byte for byte).
+func TestRecorderOnConnWhere(t *testing.T) {
+	rec := NewRecorder(nil)
+	big := []byte(`{"x":"` + strings.Repeat("x", 1<<20) + `"}`)
+	rec.Record(Frame{Conn: "c", Dir: Out, Kind: KindMessage, Raw: big})
+	rec.Record(Frame{Conn: "d", Dir: In, Kind: KindMessage, Raw: []byte(`{"other":1}`)})
+	rec.Record(Frame{Conn: "c", Dir: In, Kind: KindMessage, Raw: big})
+	rec.Record(Frame{Conn: "c", Dir: Out, Kind: KindMessage, Raw: []byte(`{"small":1}`)})
+	var sizes []int
+	fs := rec.OnConnWhere(0, "c", func(f *Frame, size int) bool {
+		sizes = append(sizes, size)
+		return f.Dir == In || size < 1024
+	})
+	if !reflect.DeepEqual(sizes, []int{len(big), len(big), 11}) {
+		t.Errorf("keep saw sizes %v", sizes)
+	}
+	if len(fs) != 2 || fs[0].Seq != 3 || !bytes.Equal(fs[0].Raw, big) || string(fs[1].Raw) != `{"small":1}` {
+		t.Fatalf("OnConnWhere: %d frames", len(fs))
 	}
 }
