@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/mcpconform
 REPORTS ?= mcpconform-report
 
-.PHONY: build test corpus corpus-update demo demo-http bench lint checks-list clean
+.PHONY: build test corpus corpus-update sidebyside demo demo-http bench lint checks-list clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
@@ -25,6 +25,15 @@ corpus:
 
 corpus-update:
 	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run TestThirdPartyCorpus ./fixtures/thirdparty/ -update
+
+# Side by side (fixtures/thirdparty/sidebyside.sh; slow, not part of test or
+# CI, timings need a quiet machine): the official MCP conformance suite's
+# default run and a full mcpconform run (both eras, every report) against the
+# same go-sdk conformance server on 127.0.0.1, alternating; prints median wall
+# time, CPU, peak RSS and report sizes. SIDEBYSIDE_FLAGS: -n N, --stateful, --check.
+SIDEBYSIDE_FLAGS ?= -n 5
+sidebyside:
+	fixtures/thirdparty/sidebyside.sh $(SIDEBYSIDE_FLAGS)
 
 # Runs the suite against the built-in reference servers: aftersales and
 # tutor (bearer-protected over HTTP), each over stdio and Streamable HTTP.

@@ -376,7 +376,11 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		params["_meta"] = mergeMeta(params["_meta"], map[string]any{"mcpconform/" + tag: value})
 		return id, request(id, method, params)
 	}
-	bigID, big := withParam("oversized", json.RawMessage(`"`+strings.Repeat("x", oversizedBytes)+`"`))
+	// The megabytes go in as text too, in one allocation of the final
+	// size: through json.Marshal they cost several copies of themselves,
+	// the peak of a run's memory.
+	bigID, big := withParam("oversized", json.RawMessage(`"@@BIG@@"`))
+	big = withLongString(big, `"@@BIG@@"`, oversizedBytes)
 	// encoding/json refuses to write JSON deeper than 10000 levels: the
 	// nesting goes in as text, in place of a marker.
 	deepID, deep := withParam("deep", json.RawMessage(`"@@DEEP@@"`))
@@ -451,6 +455,24 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		t.Note("%s got %s", k.what, what)
 	}
 	return s, crashes
+}
+
+// withLongString returns payload with marker replaced by a JSON string of n
+// letters x, built in one allocation of the size it needs.
+func withLongString(payload []byte, marker string, n int) []byte {
+	i := bytes.Index(payload, []byte(marker))
+	if i < 0 {
+		return payload
+	}
+	out := make([]byte, len(payload)-len(marker)+n+2)
+	k := copy(out, payload[:i])
+	out[k] = '"'
+	for j := k + 1; j <= k+n; j++ {
+		out[j] = 'x'
+	}
+	out[k+n+1] = '"'
+	copy(out[k+n+2:], payload[i+len(marker):])
+	return out
 }
 
 func mergeMeta(old any, extra map[string]any) map[string]any {
