@@ -66,7 +66,7 @@ var _ = c.Area("jsonrpc", func() {
 				rejected[r.reply.Exchange] = true
 				t.Note("%s was rejected with HTTP %d", r.what, st)
 			default:
-				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, %s", st, bodyWords(s, mark, r.reply.Exchange)),
+				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, %s", st, bodyWords(t, s, mark, r.reply.Exchange)),
 					"%s was answered like a request", r.what)
 			}
 		}
@@ -146,13 +146,13 @@ var _ = c.Area("jsonrpc", func() {
 			case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
 				// Streamable HTTP: invalid input gets 400, whose body MAY
 				// carry a JSON-RPC error (the transport's rule, not a miss)
-				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(s, mark, reply.Exchange))
+				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(t, s, mark, reply.Exchange))
 			case got == nil:
 				a := "silence (the server answered the " + m + " sent after it)"
 				if dropped(reply) {
 					a = "the server dropped the connection without an HTTP response"
 				} else if reply != nil {
-					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
 				}
 				problem(a, "%s got no parse error", k.what)
 			case got.HasResult:
@@ -439,7 +439,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			if dropped(reply) {
 				what = "a dropped connection (no HTTP response)"
 			} else if reply != nil {
-				what = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+				what = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
 			}
 			t.Warn("%s got no answer (%s) although the server stays alive and answered the %s after it: the input was dropped silently; an error (or a 4xx) would tell the client", k.what, what, method)
 			continue

@@ -57,19 +57,12 @@ type exercise struct {
 	problem  string // a harness problem that prevents judging
 }
 
-var (
-	cacheMu sync.Mutex
-	cache   = map[string]*exercise{}
-)
+var exercises = c.NewMemo[*exercise]("the server-request sessions")
 
 // run returns the revision's exercise, computing it on first use.
-func run(t *c.T) *exercise {
-	key := fmt.Sprintf("%p/%s/%s", t.Env, t.Rev, t.Transport)
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	if ex := cache[key]; ex != nil {
-		return ex
-	}
+func run(t *c.T) *exercise { return exercises.Get(t, func() *exercise { return runExercise(t) }) }
+
+func runExercise(t *c.T) *exercise {
 	ex := &exercise{}
 	// The sessions are independent: they run at once.
 	ls := plan(t.Rev)
@@ -90,7 +83,6 @@ func run(t *c.T) *exercise {
 		}
 		ex.sessions = append(ex.sessions, ls[i])
 	}
-	cache[key] = ex
 	return ex
 }
 

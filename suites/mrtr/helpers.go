@@ -7,7 +7,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"sync"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -58,20 +57,15 @@ type discovery struct {
 	noArgs  []string // tools without usable arguments
 }
 
-var (
-	discMu sync.Mutex
-	discs  = map[string]*discovery{}
-)
+var discoveries = c.NewMemo[*discovery]("the MRTR target discovery")
 
 // discover finds the MRTR targets of the server (once per revision and
 // run, on the shared session).
 func discover(t *c.T) *discovery {
-	key := fmt.Sprintf("%p/%s/%s", t.Env, t.Rev, t.Transport)
-	discMu.Lock()
-	defer discMu.Unlock()
-	if d := discs[key]; d != nil {
-		return d
-	}
+	return discoveries.Get(t, func() *discovery { return findTargets(t) })
+}
+
+func findTargets(t *c.T) *discovery {
 	d := &discovery{}
 	s := t.Shared()
 	try := func(method, name string, params map[string]any, tool json.RawMessage, source string) {
@@ -128,7 +122,6 @@ func discover(t *c.T) *discovery {
 			try("tools/call", name, map[string]any{"name": name, "arguments": args}, tool, source)
 		}
 	}
-	discs[key] = d
 	return d
 }
 

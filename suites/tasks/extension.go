@@ -71,12 +71,10 @@ func findModern(t *c.T, s *session.Session) *taskTool {
 // lookModern looks for a tool whose call, declaring the extension, becomes
 // a task (once per revision and transport).
 func lookModern(t *c.T, s *session.Session) *found {
-	findMu.Lock()
-	defer findMu.Unlock()
-	key := cacheKey(t)
-	if f := finds[key]; f != nil {
-		return f
-	}
+	return finds.Get(t, func() *found { return searchModern(t, s) })
+}
+
+func searchModern(t *c.T, s *session.Session) *found {
 	f := &found{}
 	tools, _, refused := callableTools(t, s)
 	f.refused = refused
@@ -100,7 +98,6 @@ func lookModern(t *c.T, s *session.Session) *found {
 			f.why = fmt.Sprintf("none of %d tool call(s) declaring the %s extension was answered with a task (the server decides per request); nothing to judge", tried, TaskExt)
 		}
 	}
-	finds[key] = f
 	return f
 }
 

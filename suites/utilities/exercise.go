@@ -135,23 +135,10 @@ type exercise struct {
 	revision string
 }
 
-var (
-	cacheMu sync.Mutex
-	cache   = map[string]*exercise{}
-)
+var exercises = c.NewMemo[*exercise]("the utilities exercise")
 
 // exerciseFor returns the revision's exercise, running it on first use.
-func exerciseFor(t *c.T) *exercise {
-	key := fmt.Sprintf("%p/%s/%s", t.Env, t.Rev, t.Transport)
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	if ex := cache[key]; ex != nil {
-		return ex
-	}
-	ex := runExercise(t)
-	cache[key] = ex
-	return ex
-}
+func exerciseFor(t *c.T) *exercise { return exercises.Get(t, func() *exercise { return runExercise(t) }) }
 
 func runExercise(t *c.T) *exercise {
 	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}}
