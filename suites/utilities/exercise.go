@@ -138,7 +138,9 @@ type exercise struct {
 var exercises = c.NewMemo[*exercise]("the utilities exercise")
 
 // exerciseFor returns the revision's exercise, running it on first use.
-func exerciseFor(t *c.T) *exercise { return exercises.Get(t, func() *exercise { return runExercise(t) }) }
+func exerciseFor(t *c.T) *exercise {
+	return exercises.Get(t, func() *exercise { return runExercise(t) })
+}
 
 func runExercise(t *c.T) *exercise {
 	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}}
