@@ -244,7 +244,7 @@ var _ = c.Area("jsonrpc", func() {
 			t.ExpectAlive(s, "a batch of requests only")
 			for _, r := range rs2 {
 				if r.msg.HasResult && r.msg.HasID && (r.msg.ID.Key() == c2.Key() || r.msg.ID.Key() == d.Key()) {
-					t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describe(rs2),
+					t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describeReceived(rs2),
 						"the server executed an element (%s) of a batch of requests only although %s has no batches", r.msg.ID, t.Rev)
 				}
 			}
@@ -262,14 +262,14 @@ var _ = c.Area("jsonrpc", func() {
 		}
 		if t.Rev == catalog.R20250326 {
 			for _, id := range []jsonrpc.ID{a, b} {
-				t.Check(count[id.Key()] == 1 && success[id.Key()], fmt.Sprintf("one result for %s", id), describe(rs),
+				t.Check(count[id.Key()] == 1 && success[id.Key()], fmt.Sprintf("one result for %s", id), describeReceived(rs),
 					"the batch element %s was not answered exactly once with a result", id)
 			}
 			return
 		}
 		for _, id := range []jsonrpc.ID{a, b} {
 			if success[id.Key()] {
-				t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describe(rs),
+				t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describeReceived(rs),
 					"the server executed a batch element (%s) although %s has no batches", id, t.Rev)
 			}
 		}
@@ -282,7 +282,7 @@ var _ = c.Area("jsonrpc", func() {
 		case count[a.Key()] == 1 && count[b.Key()] == 1:
 			// one error per element
 		default:
-			actual := describe(rs)
+			actual := describeReceived(rs)
 			if reply != nil {
 				actual = fmt.Sprintf("HTTP %d; %s", reply.Status, actual)
 			}
@@ -466,7 +466,7 @@ func mergeMeta(old any, extra map[string]any) map[string]any {
 	return out
 }
 
-func describe(rs []received) string {
+func describeReceived(rs []received) string {
 	if len(rs) == 0 {
 		return "no JSON-RPC response"
 	}

@@ -117,7 +117,7 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 	defer t.Env.CloseLater(s)
 	resp, err := s.InitializeWith(t.Ctx, string(t.Rev), ls.caps)
 	if err != nil || !resp.IsResult() {
-		return fmt.Sprintf("initialize from %s failed (%s); the handshake is LIFE-001's concern", ls.label, describe(resp, err))
+		return fmt.Sprintf("initialize from %s failed (%s); the handshake is LIFE-001's concern", ls.label, c.Describe(resp, err))
 	}
 	var init struct {
 		ProtocolVersion string                     `json:"protocolVersion"`
@@ -212,13 +212,6 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 		ls.requests = append(ls.requests, observed{method: msg.Method, params: p, raw: f.Raw})
 	}
 	return ""
-}
-
-func describe(resp *session.Response, err error) string {
-	if err != nil {
-		return err.Error()
-	}
-	return resp.Describe()
 }
 
 func declared(ls *legSession, name string) bool { _, ok := ls.caps[name]; return ok }

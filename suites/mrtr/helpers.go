@@ -301,14 +301,6 @@ func duplicateKeys(raw []byte) []string {
 	return dups
 }
 
-// describeResp renders a response or the transport error for a message.
-func describeResp(resp *session.Response, err error) string {
-	if err != nil {
-		return err.Error()
-	}
-	return resp.Describe()
-}
-
 // withRetry sends tg's original request (params may replace them) with
 // caps and the retry members.
 func send(t *c.T, s *session.Session, method string, params map[string]any, caps map[string]any, r session.Retry) (*session.Response, error) {

@@ -211,7 +211,7 @@ var _ = c.Area("mrtr", func() {
 			t.Step(tg.what() + " declaring elicitation, then {} on the same connection")
 			first, err := send(t, s, tg.Method, tg.Params, nil, session.Retry{})
 			if in, ok := session.ParseInterim(first); err != nil || !ok || in.Requests == nil {
-				t.Note("%s: with every capability declared the answer was %s this time; skipped", tg.what(), c.Clip([]byte(describeResp(first, err))))
+				t.Note("%s: with every capability declared the answer was %s this time; skipped", tg.what(), c.Clip([]byte(c.Describe(first, err))))
 				continue
 			}
 			resp, err := send(t, s, tg.Method, tg.Params, map[string]any{}, session.Retry{})
@@ -409,7 +409,7 @@ var _ = c.Area("mrtr", func() {
 			t.Step(tg.what() + " with an extra inputResponses key in every retry")
 			tr := s.RoundTrip(t.Ctx, tg.Method, tg.Params, &session.MRTROptions{Extra: map[string]json.RawMessage{extraKey: json.RawMessage(`{"action":"decline"}`)}})
 			if !tr.Complete {
-				t.Violation("the same complete result as without the extra key", c.Clip([]byte(describeResp(tr.Final, tr.Err))),
+				t.Violation("the same complete result as without the extra key", c.Clip([]byte(c.Describe(tr.Final, tr.Err))),
 					"%s: with an unrecognised key %q in inputResponses the flow did not complete", tg.what(), extraKey)
 			}
 		}
@@ -652,7 +652,7 @@ func judgeTampered(t *c.T, s *session.Session, tg *target, retry session.Retry, 
 	case "input_required":
 		return fmt.Sprintf("%s: a requestState with %s got an input_required result instead of an error (the state was not rejected)", tg.what(), name), resp.Describe()
 	case "none":
-		t.Note("%s: a requestState with %s got no JSON-RPC response (%s)", tg.what(), name, c.Clip([]byte(describeResp(resp, err))))
+		t.Note("%s: a requestState with %s got no JSON-RPC response (%s)", tg.what(), name, c.Clip([]byte(c.Describe(resp, err))))
 	}
 	return "", ""
 }

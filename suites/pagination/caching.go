@@ -30,16 +30,16 @@ var _ = c.Area("caching", func() {
 				t.Note("%s: the result is not an object; not judged here", what)
 				return
 			}
-			if rt := resultType(res); rt != "" && rt != "complete" {
+			if rt := c.ResultType(res); rt != "" && rt != "complete" {
 				t.Note("%s: resultType %q is not a complete result; not judged here", what, rt)
 				return
 			}
 			judged++
 			if why := checkTTL(res["ttlMs"]); why != "" {
-				t.Violation("ttlMs: an integer ≥ 0", orAbsent(res["ttlMs"]), "%s: %s", what, why)
+				t.Violation("ttlMs: an integer ≥ 0", c.OrAbsent(res["ttlMs"]), "%s: %s", what, why)
 			}
 			if why := checkScope(res["cacheScope"]); why != "" {
-				t.Violation(`cacheScope: "public" or "private"`, orAbsent(res["cacheScope"]), "%s: %s", what, why)
+				t.Violation(`cacheScope: "public" or "private"`, c.OrAbsent(res["cacheScope"]), "%s: %s", what, why)
 			}
 		}
 
@@ -47,7 +47,7 @@ var _ = c.Area("caching", func() {
 		if resp, err := t.TryCall(s, "server/discover", nil, nil); err == nil && resp.IsResult() {
 			judge("server/discover", resp)
 		} else {
-			t.Note("server/discover gave no result (%s); LIFE-006 judges it", c.Clip([]byte(describe(resp, err))))
+			t.Note("server/discover gave no result (%s); LIFE-006 judges it", c.Clip([]byte(c.Describe(resp, err))))
 		}
 		var resources []json.RawMessage
 		for _, k := range declaredKinds(s) {
@@ -76,7 +76,7 @@ var _ = c.Area("caching", func() {
 			t.Step("resources/read " + uri)
 			resp, err := t.TryCall(s, "resources/read", map[string]any{"uri": uri}, nil)
 			if err != nil || !resp.IsResult() {
-				t.Note("resources/read of a listed resource gave no result (%s); the resources area judges it", c.Clip([]byte(describe(resp, err))))
+				t.Note("resources/read of a listed resource gave no result (%s); the resources area judges it", c.Clip([]byte(c.Describe(resp, err))))
 				continue
 			}
 			judge("resources/read "+uri, resp)
@@ -137,7 +137,7 @@ var _ = c.Area("caching", func() {
 				continue // errors are the prompts and resources areas' concern
 			}
 			res := resp.Msg.ResultObject()
-			if res == nil || resultType(res) != "input_required" {
+			if res == nil || c.ResultType(res) != "input_required" {
 				continue
 			}
 			seen++

@@ -135,14 +135,6 @@ func quoteKeys(keys []string, n int) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-// orAbsent renders a member's raw value, or "absent".
-func orAbsent(raw json.RawMessage) string {
-	if raw == nil {
-		return "absent"
-	}
-	return c.Clip(raw)
-}
-
 // checkTTL reports why ttlMs is not an integer ≥ 0 ("" when it is). A JSON
 // number with a zero fraction (5.0) is an integer for JSON Schema.
 func checkTTL(raw json.RawMessage) string {
@@ -178,13 +170,6 @@ func checkScope(raw json.RawMessage) string {
 		return `cacheScope is not "public" or "private"`
 	}
 	return ""
-}
-
-// resultType returns a result's resultType ("" when absent or not a string).
-func resultType(res map[string]json.RawMessage) string {
-	var s string
-	_ = json.Unmarshal(res["resultType"], &s)
-	return s
 }
 
 // randomCursor is about 4 KB of random bytes in URL-safe base64: a string

@@ -177,25 +177,25 @@ func templateVars(tpl string) []string {
 func completionProblem(res map[string]json.RawMessage) string {
 	var comp map[string]json.RawMessage
 	if json.Unmarshal(res["completion"], &comp) != nil || comp == nil {
-		return fmt.Sprintf("completion is %s, not an object", shown(res["completion"]))
+		return fmt.Sprintf("completion is %s, not an object", c.OrAbsent(res["completion"]))
 	}
 	var values []json.RawMessage
 	if json.Unmarshal(comp["values"], &values) != nil || values == nil {
-		return fmt.Sprintf("completion.values is %s, not an array", shown(comp["values"]))
+		return fmt.Sprintf("completion.values is %s, not an array", c.OrAbsent(comp["values"]))
 	}
 	for i, v := range values {
-		if !isString(v) {
-			return fmt.Sprintf("completion.values[%d] is %s, not a string", i, shown(v))
+		if !c.IsString(v) {
+			return fmt.Sprintf("completion.values[%d] is %s, not a string", i, c.OrAbsent(v))
 		}
 	}
 	if len(values) > maxCompletionValues {
 		return fmt.Sprintf("completion.values has %d items; at most %d are allowed", len(values), maxCompletionValues)
 	}
 	if total, ok := comp["total"]; ok && !isInteger(total) {
-		return fmt.Sprintf("completion.total is %s, not an integer", shown(total))
+		return fmt.Sprintf("completion.total is %s, not an integer", c.OrAbsent(total))
 	}
 	if more, ok := comp["hasMore"]; ok && string(more) != "true" && string(more) != "false" {
-		return fmt.Sprintf("completion.hasMore is %s, not a boolean", shown(more))
+		return fmt.Sprintf("completion.hasMore is %s, not a boolean", c.OrAbsent(more))
 	}
 	return ""
 }

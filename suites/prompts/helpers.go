@@ -270,7 +270,7 @@ func messageProblem(rev catalog.Revision, raw json.RawMessage) string {
 	}
 	var role string
 	if json.Unmarshal(m["role"], &role) != nil || (role != "user" && role != "assistant") {
-		return fmt.Sprintf(`role is %s, not "user" or "assistant"`, shown(m["role"]))
+		return fmt.Sprintf(`role is %s, not "user" or "assistant"`, c.OrAbsent(m["role"]))
 	}
 	content, present := m["content"]
 	if !present {
@@ -282,22 +282,22 @@ func messageProblem(rev catalog.Revision, raw json.RawMessage) string {
 	}
 	var block map[string]json.RawMessage
 	if json.Unmarshal(content, &block) != nil || block == nil {
-		return fmt.Sprintf("content is %s, not a content block object", shown(content))
+		return fmt.Sprintf("content is %s, not a content block object", c.OrAbsent(content))
 	}
 	var typ string
 	if json.Unmarshal(block["type"], &typ) != nil {
-		return fmt.Sprintf("content.type is %s, not a string", shown(block["type"]))
+		return fmt.Sprintf("content.type is %s, not a string", c.OrAbsent(block["type"]))
 	}
 	if !contentTypes(rev)[typ] {
 		return fmt.Sprintf("content.type %q is not a content block type of %s", typ, rev)
 	}
 	switch typ {
 	case "text":
-		if !isString(block["text"]) {
-			return fmt.Sprintf("a text block's text is %s, not a string", shown(block["text"]))
+		if !c.IsString(block["text"]) {
+			return fmt.Sprintf("a text block's text is %s, not a string", c.OrAbsent(block["text"]))
 		}
 	case "resource_link":
-		if !isString(block["uri"]) || !isString(block["name"]) {
+		if !c.IsString(block["uri"]) || !c.IsString(block["name"]) {
 			return "a resource_link block needs a string uri and name"
 		}
 	}
@@ -318,24 +318,24 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 	case "image", "audio":
 		var data string
 		if json.Unmarshal(block["data"], &data) != nil {
-			return true, fmt.Sprintf("%s data is %s, not a base64 string", typ, shown(block["data"]))
+			return true, fmt.Sprintf("%s data is %s, not a base64 string", typ, c.OrAbsent(block["data"]))
 		}
 		if err := msgcheck.CheckBase64(data); err != nil {
 			return true, fmt.Sprintf("%s data is not base64 (%v): %s", typ, err, clipText(data))
 		}
 		var mime string
 		if json.Unmarshal(block["mimeType"], &mime) != nil || strings.TrimSpace(mime) == "" {
-			return true, fmt.Sprintf("%s mimeType is %s, not a non-empty string", typ, shown(block["mimeType"]))
+			return true, fmt.Sprintf("%s mimeType is %s, not a non-empty string", typ, c.OrAbsent(block["mimeType"]))
 		}
 		return true, ""
 	case "resource":
 		var res map[string]json.RawMessage
 		if json.Unmarshal(block["resource"], &res) != nil || res == nil {
-			return true, fmt.Sprintf("an embedded resource's resource is %s, not an object", shown(block["resource"]))
+			return true, fmt.Sprintf("an embedded resource's resource is %s, not an object", c.OrAbsent(block["resource"]))
 		}
 		var uri string
 		if json.Unmarshal(res["uri"], &uri) != nil {
-			return true, fmt.Sprintf("an embedded resource's uri is %s, not a string", shown(res["uri"]))
+			return true, fmt.Sprintf("an embedded resource's uri is %s, not a string", c.OrAbsent(res["uri"]))
 		}
 		if u, err := url.Parse(uri); err != nil || u.Scheme == "" {
 			return true, fmt.Sprintf("an embedded resource's uri %q is not a URI", clipText(uri))
@@ -346,13 +346,13 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 		case hasText && hasBlob:
 			return true, "an embedded resource carries both text and blob"
 		case hasText:
-			if !isString(text) {
-				return true, fmt.Sprintf("an embedded resource's text is %s, not a string", shown(text))
+			if !c.IsString(text) {
+				return true, fmt.Sprintf("an embedded resource's text is %s, not a string", c.OrAbsent(text))
 			}
 		case hasBlob:
 			var b string
 			if json.Unmarshal(blob, &b) != nil {
-				return true, fmt.Sprintf("an embedded resource's blob is %s, not a base64 string", shown(blob))
+				return true, fmt.Sprintf("an embedded resource's blob is %s, not a base64 string", c.OrAbsent(blob))
 			}
 			if err := msgcheck.CheckBase64(b); err != nil {
 				return true, fmt.Sprintf("an embedded resource's blob is not base64 (%v): %s", err, clipText(b))
@@ -382,19 +382,6 @@ func reflectsInput(raw json.RawMessage, args map[string]string) bool {
 		}
 	}
 	return false
-}
-
-func isString(raw json.RawMessage) bool {
-	var s string
-	return raw != nil && json.Unmarshal(raw, &s) == nil
-}
-
-// shown renders a member for a message ("absent" when missing).
-func shown(raw json.RawMessage) string {
-	if raw == nil {
-		return "absent"
-	}
-	return c.Clip(raw)
 }
 
 func clipText(s string) string {

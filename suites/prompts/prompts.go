@@ -37,7 +37,7 @@ var _ = c.Area("prompts", func() {
 		}
 		for i, p := range w.Pages {
 			if p.Items == nil {
-				t.Note("page %d: prompts is %s, not an array (PAG-001 judges it)", i+1, shown(p.Result["prompts"]))
+				t.Note("page %d: prompts is %s, not an array (PAG-001 judges it)", i+1, c.OrAbsent(p.Result["prompts"]))
 			}
 		}
 		var problems []string
@@ -64,7 +64,7 @@ var _ = c.Area("prompts", func() {
 		for _, g := range oks {
 			ms, ok := messages(g.Result)
 			if !ok {
-				problems = append(problems, fmt.Sprintf("%s: messages is %s, not an array", g.Name, shown(g.Result["messages"])))
+				problems = append(problems, fmt.Sprintf("%s: messages is %s, not an array", g.Name, c.OrAbsent(g.Result["messages"])))
 				continue
 			}
 			for j, m := range ms {
@@ -221,8 +221,8 @@ func itemProblems(raw json.RawMessage) []string {
 		return []string{"the item is not an object"}
 	}
 	var out []string
-	if !isString(o["name"]) {
-		out = append(out, fmt.Sprintf("name is %s, not a string", shown(o["name"])))
+	if !c.IsString(o["name"]) {
+		out = append(out, fmt.Sprintf("name is %s, not a string", c.OrAbsent(o["name"])))
 	}
 	rawArgs, present := o["arguments"]
 	if !present {
@@ -230,7 +230,7 @@ func itemProblems(raw json.RawMessage) []string {
 	}
 	var args []json.RawMessage
 	if json.Unmarshal(rawArgs, &args) != nil || args == nil {
-		return append(out, fmt.Sprintf("arguments is %s, not an array", shown(rawArgs)))
+		return append(out, fmt.Sprintf("arguments is %s, not an array", c.OrAbsent(rawArgs)))
 	}
 	for i, a := range args {
 		var ao map[string]json.RawMessage
@@ -238,11 +238,11 @@ func itemProblems(raw json.RawMessage) []string {
 			out = append(out, fmt.Sprintf("arguments[%d] is not an object", i))
 			continue
 		}
-		if !isString(ao["name"]) {
-			out = append(out, fmt.Sprintf("arguments[%d].name is %s, not a string", i, shown(ao["name"])))
+		if !c.IsString(ao["name"]) {
+			out = append(out, fmt.Sprintf("arguments[%d].name is %s, not a string", i, c.OrAbsent(ao["name"])))
 		}
 		if r, ok := ao["required"]; ok && string(r) != "true" && string(r) != "false" {
-			out = append(out, fmt.Sprintf("arguments[%d].required is %s, not a boolean", i, shown(r)))
+			out = append(out, fmt.Sprintf("arguments[%d].required is %s, not a boolean", i, c.OrAbsent(r)))
 		}
 	}
 	return out

@@ -164,7 +164,7 @@ func NeedListen(t *c.T, s *session.Session) {
 }
 
 // describe renders an event for messages.
-func describe(e session.Event) string {
+func describeEvent(e session.Event) string {
 	return c.Clip(e.Frame.Raw)
 }
 

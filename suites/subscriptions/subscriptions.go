@@ -36,10 +36,10 @@ var _ = c.Area("subscriptions", func() {
 		}
 		if e.Msg.HasID && !e.Msg.HasMethod {
 			if code, isErr := e.Msg.ErrorCode(); isErr && code == jsonrpc.CodeMethodNotFound {
-				t.Violation(Ack, describe(e), "subscriptions/listen is not implemented (-32601) although the server declares listChanged or resources.subscribe")
+				t.Violation(Ack, describeEvent(e), "subscriptions/listen is not implemented (-32601) although the server declares listChanged or resources.subscribe")
 			}
 		}
-		t.Check(e.Msg.Method == Ack, Ack+" as the first message of the subscription", describe(e),
+		t.Check(e.Msg.Method == Ack, Ack+" as the first message of the subscription", describeEvent(e),
 			"the first message for the subscription is not the acknowledgment")
 	})
 
@@ -64,7 +64,7 @@ var _ = c.Area("subscriptions", func() {
 				if string(got[k.key]) != "true" {
 					continue
 				}
-				t.Check(filter[k.key] == true, fmt.Sprintf("%s only when requested", k.key), describe(e),
+				t.Check(filter[k.key] == true, fmt.Sprintf("%s only when requested", k.key), describeEvent(e),
 					"the acknowledgment grants %s, which the filter %s did not ask for", k.key, mustJSON(filter))
 				if !c.Declared(s, k.capability) {
 					// one fault at a time: a list served without its
@@ -74,16 +74,16 @@ var _ = c.Area("subscriptions", func() {
 					continue
 				}
 				t.Check(c.SubCapability(s, k.capability, "listChanged"), fmt.Sprintf("%s left out (%s.listChanged is not declared)", k.key, k.capability),
-					describe(e), "the acknowledgment grants %s without %s.listChanged", k.key, k.capability)
+					describeEvent(e), "the acknowledgment grants %s without %s.listChanged", k.key, k.capability)
 			}
 			if raw, has := got["resourceSubscriptions"]; has && string(raw) != "null" && string(raw) != "[]" {
 				var uris []string
 				_ = json.Unmarshal(raw, &uris)
 				asked, _ := filter["resourceSubscriptions"].([]string)
 				t.Check(c.SubCapability(s, "resources", "subscribe"), "resourceSubscriptions left out (resources.subscribe is not declared)",
-					describe(e), "the acknowledgment grants resourceSubscriptions without resources.subscribe")
+					describeEvent(e), "the acknowledgment grants resourceSubscriptions without resources.subscribe")
 				for _, u := range uris {
-					t.Check(contains(asked, u), "only requested URIs", describe(e), "the acknowledgment grants a subscription to %q, which was not requested", u)
+					t.Check(contains(asked, u), "only requested URIs", describeEvent(e), "the acknowledgment grants a subscription to %q, which was not requested", u)
 				}
 			}
 		}
@@ -106,7 +106,7 @@ var _ = c.Area("subscriptions", func() {
 				}
 				raw, _ := SubscriptionID(e.Msg)
 				t.Check(jsonrpc.RawID(raw).Key() == id.Key(), fmt.Sprintf("_meta[%q] = %s (%s)", MetaSubscriptionID, id, id.TypeName()),
-					describe(e), "%s carries subscriptionId %s for the listen id %s", e.Msg.Method, string(raw), id)
+					describeEvent(e), "%s carries subscriptionId %s for the listen id %s", e.Msg.Method, string(raw), id)
 			}
 		}
 	})
@@ -143,7 +143,7 @@ var _ = c.Area("subscriptions", func() {
 				continue
 			}
 			t.Check(e.Msg.Method == "notifications/tools/list_changed", "only notifications/tools/list_changed (the one type requested)",
-				describe(e), "the listen stream carried %s, which the subscription did not ask for", e.Msg.Method)
+				describeEvent(e), "the listen stream carried %s, which the subscription did not ask for", e.Msg.Method)
 		}
 	})
 
@@ -164,7 +164,7 @@ var _ = c.Area("subscriptions", func() {
 		t.Settle(s)
 		for _, e := range st.Events() {
 			if !e.Msg.HasMethod {
-				t.Violation("no final response while the subscription is active", describe(e), "the server answered the listen request right after the acknowledgment")
+				t.Violation("no final response while the subscription is active", describeEvent(e), "the server answered the listen request right after the acknowledgment")
 			}
 		}
 		select {
@@ -223,15 +223,15 @@ var _ = c.Area("subscriptions", func() {
 		}
 		want := fmt.Sprintf(`a result {"resultType":"complete","_meta":{%q:%s}}`, MetaSubscriptionID, st.ID)
 		// (a message with both members is RPC-003's business)
-		t.Check(end.Msg.HasResult, want, describe(*end), "the server ended the subscription with an error instead of a successful result")
+		t.Check(end.Msg.HasResult, want, describeEvent(*end), "the server ended the subscription with an error instead of a successful result")
 		var res struct {
 			ResultType string                     `json:"resultType"`
 			Meta       map[string]json.RawMessage `json:"_meta"`
 		}
 		_ = json.Unmarshal(end.Msg.Result, &res)
-		t.Check(res.ResultType == "complete", want, describe(*end), "the final result of the subscription has resultType %q", res.ResultType)
+		t.Check(res.ResultType == "complete", want, describeEvent(*end), "the final result of the subscription has resultType %q", res.ResultType)
 		raw, ok := res.Meta[MetaSubscriptionID]
-		t.Check(ok && jsonrpc.RawID(raw).Key() == st.ID.Key(), want, describe(*end),
+		t.Check(ok && jsonrpc.RawID(raw).Key() == st.ID.Key(), want, describeEvent(*end),
 			"the final result of the subscription does not carry the subscription id %s in _meta", st.ID)
 	})
 
@@ -293,7 +293,7 @@ var _ = c.Area("subscriptions", func() {
 		t.Settle(o)
 		for _, e := range o.Events(quiet) {
 			if st.Tagged(e.Msg) {
-				t.Violation("nothing more for the cancelled subscription", describe(e),
+				t.Violation("nothing more for the cancelled subscription", describeEvent(e),
 					"after notifications/cancelled for the listen request the server still sent a message for it")
 			}
 		}

@@ -77,13 +77,6 @@ func isInteger(raw json.RawMessage) bool {
 
 func isNull(raw json.RawMessage) bool { return strings.TrimSpace(string(raw)) == "null" }
 
-func orAbsent(raw json.RawMessage) string {
-	if raw == nil {
-		return "(absent)"
-	}
-	return c.Clip(raw)
-}
-
 // isoTime reports whether s is an ISO 8601 / RFC 3339 date-time.
 func isoTime(s string) bool {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999"} {

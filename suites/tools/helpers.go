@@ -47,18 +47,6 @@ func (tl tool) label() string {
 // absent).
 func (tl tool) schema(member string) json.RawMessage { return tl.Obj[member] }
 
-// isString reports a JSON string.
-func isString(raw json.RawMessage) bool {
-	_, ok := str(raw)
-	return ok
-}
-
-// isObject reports a JSON object.
-func isObject(raw json.RawMessage) bool {
-	var o map[string]json.RawMessage
-	return len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &o) == nil
-}
-
 // listTools walks tools/list on s to the end and returns its tools. The
 // check ends as NA when the server does not declare tools (TOOL-002 covers
 // that case) or when not even the first page came (TOOL-001 reports it).
