@@ -1,8 +1,11 @@
-package pagination
+package caching
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -50,7 +53,10 @@ var _ = c.Area("caching", func() {
 			t.Note("server/discover gave no result (%s); LIFE-006 judges it", c.Clip([]byte(c.Describe(resp, err))))
 		}
 		var resources []json.RawMessage
-		for _, k := range declaredKinds(s) {
+		for _, k := range c.ListKinds {
+			if !c.Declared(s, k.Capability) {
+				continue
+			}
 			t.Step("walk " + k.Method)
 			w := t.WalkList(s, k.Method)
 			if !w.Complete() {
@@ -153,3 +159,40 @@ var _ = c.Area("caching", func() {
 		}
 	})
 })
+
+// checkTTL reports why ttlMs is not an integer ≥ 0 ("" when it is). A JSON
+// number with a zero fraction (5.0) is an integer for JSON Schema.
+func checkTTL(raw json.RawMessage) string {
+	if raw == nil {
+		return "ttlMs is missing"
+	}
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&n) != nil {
+		return "ttlMs is not a number"
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	switch {
+	case err != nil || math.IsInf(f, 0):
+		return "ttlMs is not a usable number"
+	case f != math.Trunc(f):
+		return "ttlMs is not an integer"
+	case f < 0:
+		return "ttlMs is negative"
+	}
+	return ""
+}
+
+// checkScope reports why cacheScope is not "public" or "private" ("" when
+// it is).
+func checkScope(raw json.RawMessage) string {
+	if raw == nil {
+		return "cacheScope is missing"
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || (s != "public" && s != "private") {
+		return `cacheScope is not "public" or "private"`
+	}
+	return ""
+}

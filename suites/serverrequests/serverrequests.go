@@ -1,4 +1,4 @@
-package legacy
+package serverrequests
 
 import (
 	"encoding/json"
