@@ -16,87 +16,15 @@ import (
 // maxGets caps the prompts one check gets (a server may list thousands).
 const maxGets = 16
 
-// prompt is a listed prompt as far as the checks need it.
-type prompt struct {
-	Name string
-	Args []argument
-}
-
-// argument is a declared prompt argument; Required is true only for a
-// boolean true (anything else is PRM-001's concern).
-type argument struct {
-	Name        string
-	Description string
-	Required    bool
-}
-
-// parsePrompt reads a prompts/list item; ok is false when it has no string
-// name.
-func parsePrompt(raw json.RawMessage) (p prompt, ok bool) {
-	var o struct {
-		Name      *string           `json:"name"`
-		Arguments []json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(raw, &o) != nil || o.Name == nil {
-		// arguments may be malformed: retry for the name alone
-		var n struct {
-			Name *string `json:"name"`
-		}
-		if json.Unmarshal(raw, &n) != nil || n.Name == nil {
-			return prompt{}, false
-		}
-		return prompt{Name: *n.Name}, true
-	}
-	p.Name = *o.Name
-	for _, a := range o.Arguments {
-		var x struct {
-			Name        *string         `json:"name"`
-			Required    json.RawMessage `json:"required"`
-			Description json.RawMessage `json:"description"`
-		}
-		if json.Unmarshal(a, &x) != nil || x.Name == nil {
-			continue
-		}
-		var desc string
-		_ = json.Unmarshal(x.Description, &desc)
-		p.Args = append(p.Args, argument{Name: *x.Name, Description: desc, Required: string(x.Required) == "true"})
-	}
-	return p, true
-}
-
-// required returns the names of the prompt's required arguments.
-func (p prompt) required() []string {
-	var out []string
-	for _, a := range p.Args {
-		if a.Required {
-			out = append(out, a.Name)
-		}
-	}
-	return out
-}
-
-// listed walks prompts/list and returns the walk and the prompts with a
-// string name, in order.
-func listed(t *c.T, s *session.Session) (*c.Walk, []prompt) {
-	w := t.WalkList(s, "prompts/list")
-	var ps []prompt
-	for _, it := range w.Items {
-		if p, ok := parsePrompt(it); ok {
-			ps = append(ps, p)
-		}
-	}
-	return w, ps
-}
-
 // requirePrompts ends the check as NA when the server does not declare
 // prompts, and returns the listed prompts otherwise. A listing that fails
 // outright is not this check's verdict (PRM-001 judges it): NA with the
 // reason.
-func requirePrompts(t *c.T, s *session.Session) []prompt {
+func requirePrompts(t *c.T, s *session.Session) []c.Prompt {
 	if !c.Declared(s, "prompts") {
 		t.NA("the server does not declare the prompts capability")
 	}
-	w, ps := listed(t, s)
+	w, ps := c.ListedPrompts(t, s)
 	if len(ps) == 0 {
 		if w.Problem != "" {
 			t.NA("prompts/list did not give a usable prompt (%s); PRM-001 judges the listing", w.Problem)
@@ -106,30 +34,12 @@ func requirePrompts(t *c.T, s *session.Session) []prompt {
 	return ps
 }
 
-// unknownName returns a prompt name that is not among ps.
-func unknownName(ps []prompt) string {
-	name := "mcpconform-no-such-prompt"
-	for i := 0; ; i++ {
-		taken := false
-		for _, p := range ps {
-			if p.Name == name {
-				taken = true
-				break
-			}
-		}
-		if !taken {
-			return name
-		}
-		name = fmt.Sprintf("mcpconform-no-such-prompt-%d", i+1)
-	}
-}
-
 // plausible returns a value for argument arg of prompt p: the first
 // completion the server suggests when it declares completions, else a
 // string plausible for the argument's name and description (a URI for a
 // URI-like argument: one the server lists, else an https://example.com
 // one). Values are strings, and getting a prompt has no side effects.
-func plausible(t *c.T, s *session.Session, p prompt, arg argument, knownURI *string) string {
+func plausible(t *c.T, s *session.Session, p c.Prompt, arg c.PromptArg, knownURI *string) string {
 	if c.Declared(s, "completions") {
 		resp, err := t.TryCall(s, "completion/complete", map[string]any{
 			"ref":      map[string]any{"type": "ref/prompt", "name": p.Name},
@@ -169,7 +79,7 @@ func plausible(t *c.T, s *session.Session, p prompt, arg argument, knownURI *str
 var idName = regexp.MustCompile(`(?i:(^|[_\-])id$)|[a-z0-9](Id|ID)$`)
 
 // argsFor fills every required argument of p with a plausible value.
-func argsFor(t *c.T, s *session.Session, p prompt) map[string]string {
+func argsFor(t *c.T, s *session.Session, p c.Prompt) map[string]string {
 	args := map[string]string{}
 	var known string
 	for _, a := range p.Args {
@@ -199,7 +109,7 @@ type got struct {
 // returns the complete results and, for the others, why they could not be
 // judged (an error for made-up values, an input_required round, no
 // response).
-func getAll(t *c.T, s *session.Session, ps []prompt) (oks []got, skipped []string) {
+func getAll(t *c.T, s *session.Session, ps []c.Prompt) (oks []got, skipped []string) {
 	for i, p := range ps {
 		if i == maxGets {
 			skipped = append(skipped, fmt.Sprintf("%d more prompts were not got (cap %d)", len(ps)-maxGets, maxGets))

@@ -1,7 +1,8 @@
-// Package prompts checks prompts/list, prompts/get (PRM) and
-// completion/complete (CMP).
+// Package prompts checks prompts/list and prompts/get (PRM);
+// completion/complete (CMP) is suites/completion.
 //
-// Inputs come from what the server declares: prompts from prompts/list,
+// Inputs come from what the server declares: prompts from prompts/list
+// (c.ListedPrompts),
 // argument values from completion/complete when the server offers it (else
 // a plain string). Getting a prompt has no side effects, so every listed
 // prompt may be got (at most maxGets per check).
@@ -82,8 +83,8 @@ var _ = c.Area("prompts", func() {
 		if !c.Declared(s, "prompts") {
 			t.NA("the server does not declare the prompts capability (PRM-006 covers prompt methods without it)")
 		}
-		_, ps := listed(t, s)
-		name := unknownName(ps)
+		_, ps := c.ListedPrompts(t, s)
+		name := c.UnknownPromptName(ps)
 		resp := t.Call(s, "prompts/get", map[string]any{"name": name}, nil)
 		if resp.IsResult() {
 			t.Violation("JSON-RPC error -32602", resp.Describe(), "prompts/get of the unlisted prompt %q succeeded", name)
@@ -103,7 +104,7 @@ var _ = c.Area("prompts", func() {
 			args map[string]any
 		}
 		var faults []fault
-		if req := p.required(); len(req) > 0 {
+		if req := p.Required(); len(req) > 0 {
 			a := map[string]any{}
 			for k, v := range args {
 				if k != req[0] {
@@ -115,7 +116,7 @@ var _ = c.Area("prompts", func() {
 			t.Note("prompt %q declares no required argument: only the non-string value is tried", p.Name)
 		}
 		target := p.Args[0].Name
-		if req := p.required(); len(req) > 0 {
+		if req := p.Required(); len(req) > 0 {
 			target = req[0]
 		}
 		a := map[string]any{}
@@ -252,11 +253,11 @@ func itemProblems(raw json.RawMessage) []string {
 // plausible values for its required arguments (preferring prompts with a
 // required argument), so that a -32602 for a faulty variant of the same
 // request is bound to the fault. It returns why there is none otherwise.
-func baseline(t *c.T, s *session.Session, ps []prompt) (*prompt, map[string]string, string) {
-	var withReq, withArgs []prompt
+func baseline(t *c.T, s *session.Session, ps []c.Prompt) (*c.Prompt, map[string]string, string) {
+	var withReq, withArgs []c.Prompt
 	for _, p := range ps {
 		switch {
-		case len(p.required()) > 0:
+		case len(p.Required()) > 0:
 			withReq = append(withReq, p)
 		case len(p.Args) > 0:
 			withArgs = append(withArgs, p)

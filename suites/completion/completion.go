@@ -1,4 +1,5 @@
-package prompts
+// Package completion holds the completion/complete checks (CMP-xxx).
+package completion
 
 import (
 	"encoding/json"
@@ -47,16 +48,16 @@ var _ = c.Area("completion", func() {
 
 	c.It("CMP-002", "completion/complete gets -32601 without completions and -32602 for an unknown prompt", func(t *c.T) {
 		s := t.Shared()
-		var ps []prompt
+		var ps []c.Prompt
 		if c.Declared(s, "prompts") {
-			_, ps = listed(t, s)
+			_, ps = c.ListedPrompts(t, s)
 		}
 		if !c.Declared(s, "completions") {
 			// One fault: a well-formed request about a listed prompt
 			// argument when there is one.
 			p, ok := promptProbe(t, s)
 			if !ok {
-				p = completionProbe{what: "a made-up prompt", ref: map[string]any{"type": "ref/prompt", "name": unknownName(ps)}, arg: "mcpconform"}
+				p = completionProbe{what: "a made-up prompt", ref: map[string]any{"type": "ref/prompt", "name": c.UnknownPromptName(ps)}, arg: "mcpconform"}
 			}
 			what := "completion/complete (completions is not declared) for " + p.what
 			resp := t.Call(s, "completion/complete", p.params(), nil)
@@ -69,7 +70,7 @@ var _ = c.Area("completion", func() {
 			}
 			return
 		}
-		name := unknownName(ps)
+		name := c.UnknownPromptName(ps)
 		p := completionProbe{what: fmt.Sprintf("the unlisted prompt %q", name), ref: map[string]any{"type": "ref/prompt", "name": name}, arg: "mcpconform"}
 		resp := t.Call(s, "completion/complete", p.params(), nil)
 		if resp.IsResult() {
@@ -97,10 +98,10 @@ func promptProbe(t *c.T, s *session.Session) (completionProbe, bool) {
 	if !c.Declared(s, "prompts") {
 		return completionProbe{what: "the server does not declare prompts"}, false
 	}
-	_, ps := listed(t, s)
-	var pick *prompt
+	_, ps := c.ListedPrompts(t, s)
+	var pick *c.Prompt
 	for i := range ps {
-		if len(ps[i].required()) > 0 {
+		if len(ps[i].Required()) > 0 {
 			pick = &ps[i]
 			break
 		}
@@ -112,7 +113,7 @@ func promptProbe(t *c.T, s *session.Session) (completionProbe, bool) {
 		return completionProbe{what: "no listed prompt declares an argument"}, false
 	}
 	arg := pick.Args[0].Name
-	if req := pick.required(); len(req) > 0 {
+	if req := pick.Required(); len(req) > 0 {
 		arg = req[0]
 	}
 	return completionProbe{
