@@ -364,7 +364,11 @@ var _ = c.Area("auth", func() {
 		t.Check(len(absent) == 0, "metadata at "+u+" or the default /authorize, /token and /register endpoints",
 			fmt.Sprintf("%s → %d; %s", u, st, strings.Join(absent, "; ")), "neither authorization server metadata nor the default endpoints exist")
 	})
+})
 
+// STALE-007 is a staleness check (its container and label say so) that
+// lives here because it needs the weak-token machinery of this area.
+var _ = c.Area("staleness", func() {
 	c.It("STALE-007", "a tool the weaker token may not use is refused at call time even after a listing made with the stronger token", func(t *c.T) {
 		requireProtected(t)
 		needToken(t, "to list the catalog with the stronger rights")
