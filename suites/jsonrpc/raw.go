@@ -89,7 +89,7 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 		select {
 		case <-reply.Done:
 		case <-ctx.Done():
-			unread.Store(unreadKey(s, reply.Exchange), wait)
+			unreadOf(t).Store(unreadKey(s, reply.Exchange), wait)
 			t.Env.Recorder().Note(s.Conn().Name(), fmt.Sprintf("the reply (HTTP %d) did not end within %s: the harness stopped reading its body", reply.Status, wait))
 		}
 		// Done means the frames were queued, not that the session has
@@ -99,17 +99,20 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 	return reply, nil
 }
 
-// unread holds the HTTP exchanges whose body sendRaw stopped reading
-// before it ended (connection name and exchange → the wait).
-var unread sync.Map
+// unread holds, per run, revision and transport, the HTTP exchanges whose
+// body sendRaw stopped reading before it ended (connection name and
+// exchange → the wait).
+var unread = c.NewMemo[*sync.Map]("the unread replies")
+
+func unreadOf(t *c.T) *sync.Map { return unread.Get(t, func() *sync.Map { return &sync.Map{} }) }
 
 func unreadKey(s *session.Session, ex int64) string { return fmt.Sprintf("%s/%d", s.Conn().Name(), ex) }
 
 // bodyWords describes the body of HTTP exchange ex as it came: its bytes,
 // empty, or not read to its end (evidence must state the wire truly).
-func bodyWords(s *session.Session, mark, ex int64) string {
+func bodyWords(t *c.T, s *session.Session, mark, ex int64) string {
 	b := replyBody(s, mark, ex)
-	if w, ok := unread.Load(unreadKey(s, ex)); ok {
+	if w, ok := unreadOf(t).Load(unreadKey(s, ex)); ok {
 		if len(b) == 0 {
 			return fmt.Sprintf("no body read within %s (the reply did not end)", w)
 		}

@@ -66,7 +66,7 @@ var _ = c.Area("jsonrpc", func() {
 				rejected[r.reply.Exchange] = true
 				t.Note("%s was rejected with HTTP %d", r.what, st)
 			default:
-				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, %s", st, bodyWords(s, mark, r.reply.Exchange)),
+				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, %s", st, bodyWords(t, s, mark, r.reply.Exchange)),
 					"%s was answered like a request", r.what)
 			}
 		}
@@ -146,13 +146,13 @@ var _ = c.Area("jsonrpc", func() {
 			case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
 				// Streamable HTTP: invalid input gets 400, whose body MAY
 				// carry a JSON-RPC error (the transport's rule, not a miss)
-				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(s, mark, reply.Exchange))
+				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(t, s, mark, reply.Exchange))
 			case got == nil:
 				a := "silence (the server answered the " + m + " sent after it)"
 				if dropped(reply) {
 					a = "the server dropped the connection without an HTTP response"
 				} else if reply != nil {
-					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
 				}
 				problem(a, "%s got no parse error", k.what)
 			case got.HasResult:
@@ -244,7 +244,7 @@ var _ = c.Area("jsonrpc", func() {
 			t.ExpectAlive(s, "a batch of requests only")
 			for _, r := range rs2 {
 				if r.msg.HasResult && r.msg.HasID && (r.msg.ID.Key() == c2.Key() || r.msg.ID.Key() == d.Key()) {
-					t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describe(rs2),
+					t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describeReceived(rs2),
 						"the server executed an element (%s) of a batch of requests only although %s has no batches", r.msg.ID, t.Rev)
 				}
 			}
@@ -262,14 +262,14 @@ var _ = c.Area("jsonrpc", func() {
 		}
 		if t.Rev == catalog.R20250326 {
 			for _, id := range []jsonrpc.ID{a, b} {
-				t.Check(count[id.Key()] == 1 && success[id.Key()], fmt.Sprintf("one result for %s", id), describe(rs),
+				t.Check(count[id.Key()] == 1 && success[id.Key()], fmt.Sprintf("one result for %s", id), describeReceived(rs),
 					"the batch element %s was not answered exactly once with a result", id)
 			}
 			return
 		}
 		for _, id := range []jsonrpc.ID{a, b} {
 			if success[id.Key()] {
-				t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describe(rs),
+				t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describeReceived(rs),
 					"the server executed a batch element (%s) although %s has no batches", id, t.Rev)
 			}
 		}
@@ -282,7 +282,7 @@ var _ = c.Area("jsonrpc", func() {
 		case count[a.Key()] == 1 && count[b.Key()] == 1:
 			// one error per element
 		default:
-			actual := describe(rs)
+			actual := describeReceived(rs)
 			if reply != nil {
 				actual = fmt.Sprintf("HTTP %d; %s", reply.Status, actual)
 			}
@@ -443,7 +443,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			if dropped(reply) {
 				what = "a dropped connection (no HTTP response)"
 			} else if reply != nil {
-				what = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+				what = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
 			}
 			t.Warn("%s got no answer (%s) although the server stays alive and answered the %s after it: the input was dropped silently; an error (or a 4xx) would tell the client", k.what, what, method)
 			continue
@@ -488,7 +488,7 @@ func mergeMeta(old any, extra map[string]any) map[string]any {
 	return out
 }
 
-func describe(rs []received) string {
+func describeReceived(rs []received) string {
 	if len(rs) == 0 {
 		return "no JSON-RPC response"
 	}
