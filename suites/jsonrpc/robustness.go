@@ -109,6 +109,7 @@ var _ = c.Area("jsonrpc", func() {
 		}()
 		barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
 		s, crashes := atTheLimits(t, s, m, &opened)
+		var lost []lostServer
 		var problems []string
 		var expected, actual string
 		for _, k := range cases {
@@ -121,7 +122,7 @@ var _ = c.Area("jsonrpc", func() {
 			// The barrier decides: a server that drops the input silently
 			// has answered the request after it by then.
 			if err != nil || !barrier(t, s) {
-				crashes = append(crashes, fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)))
+				lost = append(lost, lostServer{fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)), s})
 				fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
 				if oerr != nil {
 					crashes = append(crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
@@ -166,6 +167,7 @@ var _ = c.Area("jsonrpc", func() {
 				}
 			}
 		}
+		crashes = append(crashes, stillLost(t, lost)...)
 		if len(crashes) > 0 {
 			for _, p := range problems {
 				t.Warn("also: %s", p)
