@@ -21,6 +21,11 @@ type Performance struct {
 	Connections int64   `json:"connections"`
 	Handshakes  int64   `json:"handshakes"`
 	HandshakeMs float64 `json:"handshakeMs"`
+	// Prestarted of the Connections were stdio server processes started
+	// ahead of need and taken by a check; Unused ones were started ahead
+	// of need and ended unused (both counted in Connections).
+	Prestarted int64 `json:"prestarted,omitempty"`
+	Unused     int64 `json:"unused,omitempty"`
 }
 
 // PerformanceLine renders Performance for the terminal summary ("" when
@@ -38,5 +43,9 @@ func PerformanceLine(r *Report) string {
 	if p.LatencySamples > 0 {
 		lat = fmt.Sprintf("server latency p50 %.1f ms, p99 %.1f ms (%d answers)", p.LatencyP50Ms, p.LatencyP99Ms, p.LatencySamples)
 	}
-	return fmt.Sprintf("%s; %d %s, %d handshakes (%.1f s); run %.1f s", lat, p.Connections, what, p.Handshakes, p.HandshakeMs/1000, float64(r.DurationMs)/1000)
+	pre := ""
+	if p.Prestarted+p.Unused > 0 {
+		pre = fmt.Sprintf(" (%d started ahead of need, %d of them unused)", p.Prestarted+p.Unused, p.Unused)
+	}
+	return fmt.Sprintf("%s; %d %s%s, %d handshakes (%.1f s); run %.1f s", lat, p.Connections, what, pre, p.Handshakes, p.HandshakeMs/1000, float64(r.DurationMs)/1000)
 }

@@ -124,6 +124,9 @@ func Run(cfg Config) (*Outcome, error) {
 	obs := observe.New()
 	tg.Recorder.SetObserver(obs.Frame)
 	defer tg.Recorder.SetObserver(nil)
+	// stdio server processes started ahead of need (target.StartPool).
+	tg.StartPool()
+	defer tg.ClosePool()
 	ctx, cancel := context.WithTimeout(sigCtx, 2*tg.Timeout+10*time.Second)
 	det := tg.Detect(ctx)
 	cancel()
@@ -653,5 +656,6 @@ func performanceOf(env *conform.Env) *reports.Performance {
 		LatencySamples: l.Count(), LatencyP50Ms: ms(l.Quantile(0.5)), LatencyP99Ms: ms(l.Quantile(0.99)),
 		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout),
 		Connections: st.Connections, Handshakes: st.Handshakes, HandshakeMs: st.HandshakeMs,
+		Prestarted: st.Prestarted, Unused: st.Unused,
 	}
 }

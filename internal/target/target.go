@@ -50,12 +50,17 @@ type Target struct {
 	Timeout time.Duration
 	// Recorder records all traffic.
 	Recorder *wire.Recorder
+	// Prestart is how many stdio server processes the run keeps started
+	// ahead of need (StartPool): 0 means DefaultPrestart, negative none.
+	Prestart int
 
 	seq    atomic.Int64
 	lat    session.Latency
 	faults session.Faults
 	// counters for the report (Stats)
 	handshakes, handshakeNs atomic.Int64
+	// pool: stdio processes started ahead of need (StartPool).
+	pool pool
 }
 
 // Faults returns the systematic faults recognised on every session of the
@@ -66,17 +71,27 @@ func (t *Target) Faults() *session.Faults { return &t.faults }
 func (t *Target) Latency() *session.Latency { return &t.lat }
 
 // Stats counts what a run opened: connections (on stdio each one a new
-// server process), the handshakes performed on them, and the time those
-// handshakes took (on stdio including the process's start-up).
+// server process, those started ahead of need included), the handshakes
+// performed on them, and the time those handshakes took (on stdio
+// including what was left of the process's start-up when it was needed).
 type Stats struct {
 	Connections int64
 	Handshakes  int64
 	HandshakeMs float64
+	// Prestarted processes were taken from the pool (StartPool); Unused
+	// ones were started ahead of need and not used (so far: idle ones
+	// count).
+	Prestarted, Unused int64
 }
 
 // Stats returns the counts so far.
 func (t *Target) Stats() Stats {
-	return Stats{Connections: t.seq.Load(), Handshakes: t.handshakes.Load(), HandshakeMs: float64(t.handshakeNs.Load()) / 1e6}
+	t.pool.mu.Lock()
+	// idle ones and those being started are unused so far
+	pre, unused := t.pool.taken, t.pool.unused+int64(len(t.pool.idle)+t.pool.inflight)
+	t.pool.mu.Unlock()
+	return Stats{Connections: t.seq.Load(), Handshakes: t.handshakes.Load(), HandshakeMs: float64(t.handshakeNs.Load()) / 1e6,
+		Prestarted: pre, Unused: unused}
 }
 
 func (t *Target) sessionOptions(rev catalog.Revision) session.Options {
@@ -120,8 +135,8 @@ func (t *Target) Validate() error {
 func (t *Target) Connect() (wire.Conn, error) { return t.connect(t.Bearer, "") }
 
 func (t *Target) connect(bearer, suffix string) (wire.Conn, error) {
-	n := t.seq.Add(1)
 	if t.URL != "" {
+		n := t.seq.Add(1)
 		hdr := t.Header.Clone()
 		return streamhttp.New(streamhttp.Options{
 			URL:      t.URL,
@@ -131,13 +146,10 @@ func (t *Target) connect(bearer, suffix string) (wire.Conn, error) {
 			Recorder: t.Recorder,
 		})
 	}
-	return stdio.Start(stdio.Options{
-		Command:  t.Command,
-		Env:      t.Env,
-		Dir:      t.Dir,
-		Name:     fmt.Sprintf("stdio#%d", n),
-		Recorder: t.Recorder,
-	})
+	if c := t.take(); c != nil {
+		return c, nil
+	}
+	return t.startStdio(false)
 }
 
 // Session opens a new connection and wraps it in a session for rev
