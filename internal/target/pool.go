@@ -12,8 +12,10 @@ import (
 // needs a fresh process (a handshake check, a stimulus that may poison the
 // shared session) takes one whose start-up (a Node or .NET runtime, a
 // second or more on a loaded machine) already happened while earlier
-// checks ran. Two cover the checks that open three sessions at once.
-const DefaultPrestart = 2
+// checks ran. Three cover the checks that open three sessions at once and
+// most runs of consecutive handshake checks; each unused one costs a
+// start-up's CPU.
+const DefaultPrestart = 3
 
 // pool holds stdio processes started ahead of need: started, nothing sent
 // to them. Each one taken is replaced in the background.
