@@ -132,9 +132,9 @@ func (t *Target) Validate() error {
 
 // Connect opens a new connection: a new process on stdio, a new HTTP
 // client (and so new TCP connections) on HTTP.
-func (t *Target) Connect() (wire.Conn, error) { return t.connect(t.Bearer, "") }
+func (t *Target) Connect() (wire.Conn, error) { return t.connect(t.Bearer, "", true) }
 
-func (t *Target) connect(bearer, suffix string) (wire.Conn, error) {
+func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) {
 	if t.URL != "" {
 		n := t.seq.Add(1)
 		hdr := t.Header.Clone()
@@ -145,6 +145,9 @@ func (t *Target) connect(bearer, suffix string) (wire.Conn, error) {
 			Bearer:   bearer,
 			Recorder: t.Recorder,
 		})
+	}
+	if !pooled {
+		return t.startStdio(false)
 	}
 	if c := t.take(); c != nil {
 		return c, nil
@@ -168,9 +171,12 @@ const StartupFactor = 3
 
 // SessionStarting is Session for a connection opened at the same time as
 // others: its first call may take StartupFactor × the timeout (a process's
-// start-up, stretched on a loaded machine, is not a hung server).
+// start-up, stretched on a loaded machine, is not a hung server). It never
+// takes a process started ahead of need: the sessions of such a group are
+// compared with each other (a call's time in one is its natural duration
+// in another), so they all start alike, at once.
 func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error) {
-	conn, err := t.Connect()
+	conn, err := t.connect(t.Bearer, "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +233,7 @@ func (t *Target) OpenSecond(ctx context.Context, rev catalog.Revision) (*session
 	if !t.HasSecondPrincipal() {
 		return nil, errors.New("no second principal was given")
 	}
-	conn, err := t.connect(t.SecondBearer, "/second")
+	conn, err := t.connect(t.SecondBearer, "/second", true)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +248,7 @@ func (t *Target) SessionWith(rev catalog.Revision, bearer, label string) (*sessi
 	if t.URL == "" {
 		return nil, errors.New("a connection with another credential needs an HTTP target")
 	}
-	conn, err := t.connect(bearer, "/"+label)
+	conn, err := t.connect(bearer, "/"+label, true)
 	if err != nil {
 		return nil, err
 	}
