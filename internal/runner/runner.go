@@ -124,12 +124,13 @@ func Run(cfg Config) (*Outcome, error) {
 	obs := observe.New()
 	tg.Recorder.SetObserver(obs.Frame)
 	defer tg.Recorder.SetObserver(nil)
-	// stdio server processes started ahead of need (target.StartPool).
-	tg.StartPool()
+	// stdio server processes started ahead of need (target.StartPool);
+	// not before the era probes, whose start-up they would slow.
 	defer tg.ClosePool()
 	ctx, cancel := context.WithTimeout(sigCtx, 2*tg.Timeout+10*time.Second)
 	det := tg.Detect(ctx)
 	cancel()
+	tg.StartPool()
 	// The probes' notes quote server replies: redact them once, here.
 	det.Notes = redactAll(tg.Recorder.Redactor(), det.Notes)
 	if sigCtx.Err() != nil {

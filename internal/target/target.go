@@ -162,7 +162,13 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return session.New(conn, t.sessionOptions(rev)), nil
+	o := t.sessionOptions(rev)
+	if sc, ok := conn.(*stdio.Conn); ok && sc.Prestarted() {
+		// started with others ahead of need: its start-up, stretched on a
+		// loaded machine, is not a hung server (as SessionStarting)
+		o.Startup = StartupFactor * t.Timeout
+	}
+	return session.New(conn, o), nil
 }
 
 // StartupFactor multiplies the timeout for the first answer of a process a

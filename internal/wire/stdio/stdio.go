@@ -166,6 +166,10 @@ func (c *Conn) Adopt() {
 	c.rec.Note(c.opts.Name, fmt.Sprintf("started pid %d (%s ahead of need; nothing was sent to it yet)", c.cmd.Process.Pid, time.Since(c.started).Round(time.Millisecond)))
 }
 
+// Prestarted reports whether the process was started ahead of need
+// (Options.Prestart).
+func (c *Conn) Prestarted() bool { return c.opts.Prestart }
+
 func (c *Conn) wait() {
 	c.exitErr = c.cmd.Wait()
 	liveMu.Lock()
