@@ -360,9 +360,10 @@ var _ = c.Area("jsonrpc", func() {
 const (
 	oversizedBytes = 3 << 20
 	deepLevels     = 20000
-	// limitWait is the least time a server gets to answer such input
-	// (parsing megabytes takes a loaded machine a while; the per-response
-	// timeout applies when it is longer).
+	// limitWait is the least time a server gets to answer the request of
+	// megabytes (parsing it takes a loaded machine a while; the
+	// per-response timeout applies when it is longer); the nested ones,
+	// kilobytes, get the run's adaptive patience like any barrier.
 	limitWait = 10 * time.Second
 )
 
@@ -410,7 +411,11 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		// too. One that parses concurrently gets as long again as the
 		// input and the barrier took (at most limitWait) to answer it.
 		began := time.Now()
-		alive := err == nil && barrierWithin(t, s, max(s.Timeout(), limitWait))
+		wait := t.Patience() // kilobytes: parsed as fast as anything else
+		if len(k.payload) > 1<<20 {
+			wait = max(s.Timeout(), limitWait)
+		}
+		alive := err == nil && barrierWithin(t, s, wait)
 		if !alive {
 			actual := lostHow(s, method, err)
 			if dropped(reply) {
