@@ -62,7 +62,8 @@ demo-http:
 # TypeScript SDK server (mutant ts-sdk-like: invalid requests dropped, a few ms
 # per message) and one whose every error carries "id": null (errors-id-null,
 # RPC-002 must FAIL), with the processes started and the observed p99
-# latency, the report sizes (report.html, report.json, junit.xml) and peak
+# latency, full runs against the reference fixture behind a 300 ms start-up
+# without and with the processes started ahead of need (--prestart), the report sizes (report.html, report.json, junit.xml) and peak
 # RSS of a full run with every report, walking a 1,000- and a 10,000-item catalog page
 # by page through the session layer (ns/item stays flat: linear growth), and
 # building the 10,000-item fixture catalog.

@@ -106,6 +106,11 @@ type Response struct {
 	Exchange []wire.Frame
 	// Elapsed is the time from send to answer.
 	Elapsed time.Duration
+
+	// clean: the request was the only one in flight and the server had
+	// answered (sent something) since the last raw payload was written,
+	// so Elapsed is the server's plain answer time (a latency sample).
+	clean bool
 }
 
 // Status returns the HTTP status of the reply, 0 on stdio.
@@ -193,6 +198,8 @@ type call struct {
 	method       string
 	payload      []byte
 	mark, lastIn int64
+	// clean: see Response.clean.
+	clean bool
 }
 
 // Session is one MCP client session over one connection.
@@ -214,6 +221,9 @@ type Session struct {
 	// lastInAt is when the last incoming frame was handled, timedOutAt
 	// when the last call that timed out was sent (under mu; Stalled).
 	lastInAt, timedOutAt time.Time
+	// rawAt is when a raw payload (SendRaw, CallRaw) was last written
+	// (under mu): answers behind unparsed input are no latency samples.
+	rawAt time.Time
 
 	mu            sync.Mutex
 	pending       map[string]*call // by ID.Key()
@@ -575,6 +585,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 // CallRaw sends payload (which must carry id) and waits for the response
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
+	s.markRaw()
 	return s.callRaw(ctx, id, payload, so, timeout, "")
 }
 
@@ -594,6 +605,7 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, payload: payload, mark: s.rec.Seq()}
 	s.mu.Lock()
 	c.lastIn = s.lastIn
+	c.clean = len(s.pending) == 0 && (s.rawAt.IsZero() || s.lastInAt.After(s.rawAt))
 	if s.closed {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %v", wire.ErrClosed, s.closedErr)
@@ -645,6 +657,7 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 		return s.withReply(c, reply), fmt.Errorf("%w: no response to %s within %s", wire.ErrTimeout, id, timeout)
 	}
 	resp := s.withReply(c, reply)
+	resp.clean = c.clean
 	if resp.Msg != nil {
 		s.answered.Store(true)
 	}
@@ -669,38 +682,6 @@ func (s *Session) withReply(c *call, reply *wire.Reply) *Response {
 		delete(s.byExch, reply.Exchange)
 	}
 	return resp
-}
-
-// Notify sends a notification. On HTTP the reply head is returned.
-func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.Reply, error) {
-	var p json.RawMessage
-	if params != nil {
-		var err error
-		if p, err = json.Marshal(params); err != nil {
-			return nil, err
-		}
-	}
-	var payload []byte
-	if p == nil {
-		payload = jsonrpc.Notification(method, nil)
-	} else {
-		payload = jsonrpc.Notification(method, p)
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	hdr := s.headersFor(method, p)
-	return s.conn.Send(ctx, payload, &wire.SendOptions{Header: hdr})
-}
-
-// SendRaw sends payload as is, with the session's headers for method
-// (method may be "" for none). It does not wait for anything.
-func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOptions) (*wire.Reply, error) {
-	if !wellFormedNotification(bytes.TrimSuffix(payload, []byte("\n"))) && wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) == "" {
-		s.junk.Store(true)
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	return s.conn.Send(ctx, payload, so)
 }
 
 // ModernMeta returns the _meta a well-behaved 2026-07-28 client sends.

@@ -109,6 +109,7 @@ var _ = c.Area("jsonrpc", func() {
 		}()
 		barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
 		s, crashes := atTheLimits(t, s, m, &opened)
+		var lost []lostServer
 		var problems []string
 		var expected, actual string
 		for _, k := range cases {
@@ -121,7 +122,7 @@ var _ = c.Area("jsonrpc", func() {
 			// The barrier decides: a server that drops the input silently
 			// has answered the request after it by then.
 			if err != nil || !barrier(t, s) {
-				crashes = append(crashes, fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)))
+				lost = append(lost, lostServer{fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)), s})
 				fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
 				if oerr != nil {
 					crashes = append(crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
@@ -129,7 +130,7 @@ var _ = c.Area("jsonrpc", func() {
 				}
 				opened = append(opened, fresh)
 				s = fresh
-				barrier(t, s)
+				// handshaken just now: nothing of earlier traffic to settle
 				continue
 			}
 			var got *jsonrpc.Message
@@ -166,6 +167,7 @@ var _ = c.Area("jsonrpc", func() {
 				}
 			}
 		}
+		crashes = append(crashes, stillLost(t, lost)...)
 		if len(crashes) > 0 {
 			for _, p := range problems {
 				t.Warn("also: %s", p)
@@ -358,9 +360,10 @@ var _ = c.Area("jsonrpc", func() {
 const (
 	oversizedBytes = 3 << 20
 	deepLevels     = 20000
-	// limitWait is the least time a server gets to answer such input
-	// (parsing megabytes takes a loaded machine a while; the per-response
-	// timeout applies when it is longer).
+	// limitWait is the least time a server gets to answer the request of
+	// megabytes (parsing it takes a loaded machine a while; the
+	// per-response timeout applies when it is longer); the nested ones,
+	// kilobytes, get the run's adaptive patience like any barrier.
 	limitWait = 10 * time.Second
 )
 
@@ -412,7 +415,11 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		// too. One that parses concurrently gets as long again as the
 		// input and the barrier took (at most limitWait) to answer it.
 		began := time.Now()
-		alive := err == nil && barrierWithin(t, s, max(s.Timeout(), limitWait))
+		wait := t.Patience() // kilobytes: parsed as fast as anything else
+		if len(k.payload) > 1<<20 {
+			wait = max(s.Timeout(), limitWait)
+		}
+		alive := err == nil && barrierWithin(t, s, wait)
 		if !alive {
 			actual := lostHow(s, method, err)
 			if dropped(reply) {
@@ -428,7 +435,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			}
 			*opened = append(*opened, fresh)
 			s = fresh
-			barrier(t, s)
+			// handshaken just now: nothing of earlier traffic to settle
 			continue
 		}
 		if reply != nil && reply.Status >= 400 && reply.Status < 500 {
