@@ -1,0 +1,198 @@
+package observe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// ownedElsewhere are the message-model rules that the official schemas
+// cannot express (msgcheck's model-only rules) and that another run-wide
+// requirement judges on every message: RPC-013's run-wide finding leaves
+// them to it (one fault, one verdict). RPC-013's own probe still reports
+// them on the handshake and its battery.
+var ownedElsewhere = map[string]string{
+	msgcheck.RuleResultAndError:      "RPC-003",
+	msgcheck.RuleServerRequest:       "RPC-010",
+	msgcheck.RuleErrorCode:           "RPC-012",
+	msgcheck.RuleResultType:          "RPC-011",
+	msgcheck.RuleResultTypeExtension: "RPC-011",
+	msgcheck.RuleInputRequiredEmpty:  "MRTR-002",
+}
+
+// RPC-013: every server message of the run is valid for the revision's
+// message model (internal/msgcheck). Judged only where the harness's own
+// input cannot be the cause: a response to a request the harness sent as
+// valid (request.valid: not a robustness or fault probe), a request or
+// notification of the server on a stdio connection of one known era or on
+// the HTTP exchange of such a request, and on HTTP only what came with
+// status 200 (an HTTP-layer rejection — 400, 401, 403, 404 — is the HTTP
+// and AUTH checks' to judge). A problem whose value is the harness's own
+// input reflected back (a string of the request) is not the server's fault
+// (house rule 9) and is left out.
+func rpc013(e *event) {
+	if !e.msg() || e.f.Truncated || e.rev == "" || !e.rev.Known() {
+		return
+	}
+	if e.f.HTTP != nil && e.f.HTTP.Status != 200 {
+		return
+	}
+	rev, method := e.rev, ""
+	switch {
+	case e.resp:
+		if !e.req.valid {
+			return
+		}
+		method = e.req.method
+		if method == "initialize" {
+			// the result speaks the revision the server chose
+			var pv string
+			if json.Unmarshal(e.result()["protocolVersion"], &pv) == nil {
+				if r := catalog.Revision(pv); r.IsLegacy() && r.Known() {
+					rev = r
+				} else if e.m.HasResult {
+					return // LIFE-002 judges an unknown version
+				}
+			}
+		}
+	case e.m.HasMethod:
+		if e.req != nil && !e.req.valid || e.req == nil && e.c.mixed {
+			return
+		}
+		if e.m.Method == "notifications/progress" {
+			var p map[string]json.RawMessage
+			_ = json.Unmarshal(e.m.Params, &p)
+			if st := e.c.progress[canonical(p["progressToken"])]; st != nil && !st.req.valid {
+				return // progress for a probe echoes its token
+			}
+		}
+	default:
+		return // a response to no request the harness sent as valid (junk, a probe, id null)
+	}
+	var problems []msgcheck.Problem
+	var doc any
+	for _, p := range msgcheck.ValidateServerMessage(string(rev), e.f.Raw, method) {
+		if ownedElsewhere[p.Rule] != "" || p.Rule == msgcheck.RuleResultTypeExtension && e.o.tasks {
+			continue
+		}
+		if e.req != nil && e.req.raw != nil {
+			if doc == nil {
+				_ = json.Unmarshal(e.f.Raw, &doc)
+			}
+			if echoed(doc, p.Path, e.req.raw) {
+				continue
+			}
+		}
+		problems = append(problems, p)
+	}
+	if len(problems) == 0 {
+		return
+	}
+	what := "a " + e.m.Method + " message"
+	switch {
+	case e.resp:
+		what = "the answer to " + method
+	case e.m.HasID:
+		what = "the server's " + e.m.Method + " request"
+	}
+	more := ""
+	if len(problems) > 1 {
+		more = fmt.Sprintf(" (and %d more problems)", len(problems)-1)
+	}
+	saved := e.rev
+	e.rev = rev
+	e.violate("RPC-013", false, "%s is not valid for the %s message model: %s%s", what, rev, problems[0], more)
+	e.rev = saved
+}
+
+// echoed reports whether the value at JSON pointer ptr of doc is a string
+// (or number) that occurs as such in the request the harness sent: the
+// server reflecting the harness's own input back.
+func echoed(doc any, ptr string, req []byte) bool {
+	v, ok := valueAt(doc, ptr)
+	if !ok {
+		return false
+	}
+	switch v.(type) {
+	case string, float64:
+	default:
+		return false
+	}
+	enc, err := json.Marshal(v)
+	return err == nil && bytes.Contains(req, enc)
+}
+
+// valueAt resolves an RFC 6901 JSON pointer in a decoded JSON document.
+func valueAt(doc any, ptr string) (any, bool) {
+	if ptr == "" || ptr == "/" {
+		return doc, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			cur = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// CAN-003: on a 2026-07-28 stdio connection, after the harness cancelled a
+// request, no message for it (its response, progress with its token)
+// arrives once the cancellation is settled: the server has answered a
+// request sent after it (so it has read the cancellation; stdio is read in
+// order) and the race window (CancelGrace) has passed. Log messages name
+// no request: CAN-003's own probe judges them while the cancelled request
+// is the only one in progress.
+func can003(e *event) {
+	if !e.msg() || e.c.transport != wire.Stdio {
+		return
+	}
+	var r *request
+	what := ""
+	switch {
+	case e.resp && e.req.cancelled != nil:
+		r, what = e.req, "its response"
+	case e.m.Method == "notifications/progress" && !e.m.HasID:
+		var p map[string]json.RawMessage
+		_ = json.Unmarshal(e.m.Params, &p)
+		if st := e.c.progress[canonical(p["progressToken"])]; st != nil && st.req.cancelled != nil {
+			r, what = st.req, "progress"
+		}
+	}
+	if r == nil || !r.cancelled.settled {
+		return
+	}
+	after := e.f.Time.Sub(r.cancelled.at)
+	if after < CancelGrace {
+		return
+	}
+	savedRev, savedReq := e.rev, e.req
+	e.rev, e.req = catalog.Modern, r
+	e.violate("CAN-003", false, "%s for the cancelled %s arrived %s after notifications/cancelled, after the server had answered a later request (no race)",
+		what, r.method, after.Round(time.Millisecond))
+	e.rev, e.req = savedRev, savedReq
+}
