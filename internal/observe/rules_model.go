@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,18 +14,42 @@ import (
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
-// ownedElsewhere are the message-model rules that the official schemas
-// cannot express (msgcheck's model-only rules) and that another run-wide
-// requirement judges on every message: RPC-013's run-wide finding leaves
-// them to it (one fault, one verdict). RPC-013's own probe still reports
-// them on the handshake and its battery.
-var ownedElsewhere = map[string]string{
-	msgcheck.RuleResultAndError:      "RPC-003",
-	msgcheck.RuleServerRequest:       "RPC-010",
-	msgcheck.RuleErrorCode:           "RPC-012",
-	msgcheck.RuleResultType:          "RPC-011",
-	msgcheck.RuleResultTypeExtension: "RPC-011",
-	msgcheck.RuleInputRequiredEmpty:  "MRTR-002",
+// ownedBy names the run-wide requirement that judges what problem p
+// states, on every message ("" when none does): RPC-013's run-wide finding
+// leaves such a problem to it (one fault, one verdict). RPC-013's own probe
+// still reports every problem of the handshake and of its battery.
+func ownedBy(p msgcheck.Problem, rev catalog.Revision) string {
+	modernOnly := func(id string) string {
+		if rev == catalog.Modern {
+			return id
+		}
+		return ""
+	}
+	switch p.Rule {
+	case "jsonrpc.version", "jsonrpc.error.code", "jsonrpc.error.message":
+		return "RPC-001"
+	case msgcheck.RuleResultAndError:
+		return "RPC-003"
+	case msgcheck.RuleServerRequest:
+		return modernOnly("RPC-010")
+	case "result.resultType", msgcheck.RuleResultType, msgcheck.RuleResultTypeExtension:
+		return modernOnly("RPC-011")
+	case msgcheck.RuleErrorCode:
+		return modernOnly("RPC-012")
+	case msgcheck.RuleInputRequiredEmpty, "inputRequiredResult.requestState", "inputRequiredResult.inputRequests":
+		return "MRTR-002"
+	case "loggingMessageNotificationParams.level", "loggingMessageNotificationParams.data":
+		return "LOG-001"
+	}
+	if rest, ok := strings.CutPrefix(p.Path, "/result/inputRequests/"); ok {
+		if _, member, _ := strings.Cut(rest, "/"); member == "method" || member == "params" {
+			return "MRTR-003" // input requests use the three methods with object params
+		}
+	}
+	if p.Rule == msgcheck.RuleDuplicateKey && strings.HasPrefix(p.Path, "/result/inputRequests") {
+		return "MRTR-003"
+	}
+	return ""
 }
 
 // RPC-013: every server message of the run is valid for the revision's
@@ -76,13 +101,18 @@ func rpc013(e *event) {
 	default:
 		return // a response to no request the harness sent as valid (junk, a probe, id null)
 	}
-	if e.resp && rev == catalog.Modern && string(e.result()["resultType"]) == `"task"` {
-		return // the tasks extension's result is not in the core message model: the TASK checks judge it (RPC-011 whether it may appear)
+	if e.resp && rev == catalog.Modern {
+		switch rt := string(e.result()["resultType"]); {
+		case rt == `"task"`:
+			return // the tasks extension's result is not in the core message model: the TASK checks judge it (RPC-011 whether it may appear)
+		case rt == `"input_required"` && !slices.Contains(mrtrMethods, method):
+			return // MRTR-001's: the rest of the result follows from it
+		}
 	}
 	var problems []msgcheck.Problem
 	var doc any
 	for _, p := range msgcheck.ValidateServerMessage(string(rev), e.f.Raw, method) {
-		if ownedElsewhere[p.Rule] != "" || p.Rule == msgcheck.RuleResultTypeExtension && e.o.tasks {
+		if ownedBy(p, rev) != "" {
 			continue
 		}
 		if e.req != nil && e.req.raw != nil {

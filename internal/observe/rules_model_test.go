@@ -141,3 +141,22 @@ func TestCancelledRequestGoesQuiet(t *testing.T) {
 		t.Errorf("within the race window: %+v", vs)
 	}
 }
+
+// A problem another run-wide requirement judges is left to it: one fault,
+// one verdict.
+func TestModelProblemsOwnedByAnotherInvariant(t *testing.T) {
+	f := &feed{o: New()}
+	f.send("stdio#1", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	f.recv("stdio#1", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+	f.send("stdio#1", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	f.recv("stdio#1", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"verbose","data":"x"}}`)
+	f.send("stdio#1", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///etc/../passwd"}}`)
+	f.recv("stdio#1", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602}}`)
+	exactly(t, f.o, "LOG-001", "RPC-001")
+	g := &feed{o: New()}
+	g.send("stdio#1", call("1"))
+	g.recv("stdio#1", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+	g.send("stdio#1", `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{`+modernMeta+`}}`)
+	g.recv("stdio#1", `{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","requestState":"s"}}`)
+	exactly(t, g.o, "RPC-011", "MRTR-001")
+}
