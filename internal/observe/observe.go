@@ -160,6 +160,8 @@ type conn struct {
 	// mixed: requests of more than one revision were sent on this
 	// connection, so a server message that answers none has no known era.
 	mixed bool
+	// sids are the Mcp-Session-Id values seen in responses (HTTP-007).
+	sids map[string]bool
 	// cancelled are the requests the harness cancelled whose
 	// cancellation is not settled yet (bounded).
 	cancelled []*request

@@ -44,6 +44,7 @@ var rules = []rule{
 	{id: "PROG-002", judge: prog002},
 	{id: "CAN-003", judge: can003},
 	{id: "HTTP-003", truncated: true, judge: http003},
+	{id: "HTTP-007", truncated: true, judge: http007},
 	{id: "HTTP-017", judge: http017},
 	{id: "HTTP-018", judge: http018},
 	{id: "HTTP-020", judge: http020},

@@ -229,3 +229,32 @@ func can003(e *event) {
 		what, r.method, after.Round(time.Millisecond))
 	e.rev, e.req = savedRev, savedReq
 }
+
+// HTTP-007: every Mcp-Session-Id the server issues, in any response of the
+// run, uses only visible ASCII (0x21-0x7E). Each distinct id is judged
+// once per connection. (High entropy, a SHOULD, and the 400 for a
+// sessionless request need HTTP-007's own probe.)
+func http007(e *event) {
+	h := e.f.HTTP
+	if h == nil || e.f.Dir != wire.In {
+		return
+	}
+	sid := h.Header.Get("Mcp-Session-Id")
+	if sid == "" || e.c.sids[sid] {
+		return
+	}
+	if e.c.sids == nil || len(e.c.sids) >= maxPending {
+		e.c.sids = map[string]bool{}
+	}
+	e.c.sids[sid] = true
+	for i := 0; i < len(sid); i++ {
+		if sid[i] < 0x21 || sid[i] > 0x7E {
+			what := "a response"
+			if e.req != nil {
+				what = "the reply to " + e.req.method
+			}
+			e.violate("HTTP-007", false, "%s issued the Mcp-Session-Id %q, with the byte 0x%02X (not visible ASCII) at %d", what, sid, sid[i], i)
+			return
+		}
+	}
+}

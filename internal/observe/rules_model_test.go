@@ -160,3 +160,21 @@ func TestModelProblemsOwnedByAnotherInvariant(t *testing.T) {
 	g.recv("stdio#1", `{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","requestState":"s"}}`)
 	exactly(t, g.o, "RPC-011", "MRTR-001")
 }
+
+func TestIssuedSessionIDs(t *testing.T) {
+	o := New()
+	init := func(seq, x int64, sid string) {
+		o.Frame(wire.Frame{Seq: seq, Conn: "http#1", Dir: wire.Out, Kind: wire.KindMessage, Exchange: x, HTTP: &wire.HTTPInfo{Method: "POST"},
+			Raw: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`)})
+		o.Frame(wire.Frame{Seq: seq + 1, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: x,
+			HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {sid}}},
+			Raw:  []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)})
+	}
+	init(1, 1, "abcd1234")
+	exactly(t, o)
+	init(3, 2, "abcd 1234")
+	vs := exactly(t, o, "HTTP-007")
+	if !strings.Contains(vs[0].Message, "0x20") || vs[0].Revision != "2025-11-25" {
+		t.Errorf("HTTP-007: %+v", vs[0])
+	}
+}
