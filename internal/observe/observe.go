@@ -17,6 +17,7 @@ package observe
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,6 +177,10 @@ type Observer struct {
 	order      []vkey
 	tasks      bool // the server advertised the tasks extension somewhere
 	transports map[string]bool
+	// validResults caches the results (revision, method, result bytes)
+	// found valid for the message model (RPC-013): the lists every check
+	// fetches again are validated once.
+	validResults map[[sha256.Size]byte]bool
 }
 
 // New returns an observer with no check running yet.
@@ -534,5 +539,32 @@ func wellFormed(f wire.Frame, m *jsonrpc.Message, rev catalog.Revision) bool {
 	if m.HasParams && (len(m.Params) == 0 || m.Params[0] != '{') {
 		return false
 	}
-	return len(msgcheck.ValidateAs(string(rev), "ClientRequest", raw)) == 0
+	def := clientRequests[m.Method]
+	// a method the revision does not define is a probe too (the model has
+	// no definition of it there: ValidateAs says so)
+	return def != "" && len(msgcheck.ValidateAs(string(rev), def, raw)) == 0
+}
+
+// clientRequests are the schema definitions of the requests a client
+// sends, by method (the members of each revision's ClientRequest union).
+var clientRequests = map[string]string{
+	"initialize":               "InitializeRequest",
+	"ping":                     "PingRequest",
+	"server/discover":          "DiscoverRequest",
+	"tools/list":               "ListToolsRequest",
+	"tools/call":               "CallToolRequest",
+	"prompts/list":             "ListPromptsRequest",
+	"prompts/get":              "GetPromptRequest",
+	"resources/list":           "ListResourcesRequest",
+	"resources/templates/list": "ListResourceTemplatesRequest",
+	"resources/read":           "ReadResourceRequest",
+	"resources/subscribe":      "SubscribeRequest",
+	"resources/unsubscribe":    "UnsubscribeRequest",
+	"subscriptions/listen":     "SubscriptionsListenRequest",
+	"completion/complete":      "CompleteRequest",
+	"logging/setLevel":         "SetLevelRequest",
+	"tasks/get":                "GetTaskRequest",
+	"tasks/result":             "GetTaskPayloadRequest",
+	"tasks/cancel":             "CancelTaskRequest",
+	"tasks/list":               "ListTasksRequest",
 }

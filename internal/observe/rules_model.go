@@ -2,6 +2,7 @@ package observe
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -13,6 +14,9 @@ import (
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
+
+// maxValidResults bounds the cache of results found valid.
+const maxValidResults = 4096
 
 // ownedBy names the run-wide requirement that judges what problem p
 // states, on every message ("" when none does): RPC-013's run-wide finding
@@ -109,6 +113,19 @@ func rpc013(e *event) {
 			return // MRTR-001's: the rest of the result follows from it
 		}
 	}
+	var key [sha256.Size]byte
+	cacheable := e.resp && e.m.HasResult && !e.m.HasError
+	if cacheable {
+		// the result alone decides (the envelope's rules are RPC-001's,
+		// RPC-002's and RPC-003's, judged on every message)
+		h := sha256.New()
+		h.Write([]byte(string(rev) + "\x00" + method + "\x00"))
+		h.Write(e.m.Result)
+		copy(key[:], h.Sum(nil))
+		if e.o.validResults[key] {
+			return
+		}
+	}
 	var problems []msgcheck.Problem
 	var doc any
 	for _, p := range msgcheck.ValidateServerMessage(string(rev), e.f.Raw, method) {
@@ -126,6 +143,12 @@ func rpc013(e *event) {
 		problems = append(problems, p)
 	}
 	if len(problems) == 0 {
+		if cacheable {
+			if e.o.validResults == nil || len(e.o.validResults) >= maxValidResults {
+				e.o.validResults = map[[sha256.Size]byte]bool{}
+			}
+			e.o.validResults[key] = true
+		}
 		return
 	}
 	what := "a " + e.m.Method + " message"

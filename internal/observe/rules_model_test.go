@@ -2,6 +2,7 @@ package observe
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,23 @@ func TestIssuedSessionIDs(t *testing.T) {
 	vs := exactly(t, o, "HTTP-007")
 	if !strings.Contains(vs[0].Message, "0x20") || vs[0].Revision != "2025-11-25" {
 		t.Errorf("HTTP-007: %+v", vs[0])
+	}
+}
+
+// BenchmarkFrameDistinctResults is BenchmarkFrame with a result that
+// differs every time (the message-model cache never hits): the cost of
+// RPC-013's validation of a 20-tool list.
+func BenchmarkFrameDistinctResults(b *testing.B) {
+	var tools []string
+	for i := 0; i < 20; i++ {
+		tools = append(tools, `{"name":"tool_`+strings.Repeat("x", i)+`","inputSchema":{"type":"object","properties":{"order_id":{"type":"string"}}}}`)
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`)
+	o := New()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		resp := []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":` + strconv.Itoa(i) + `,"cacheScope":"public","tools":[` + strings.Join(tools, ",") + `]}}`)
+		o.Frame(wire.Frame{Seq: int64(2 * i), Conn: "stdio#1", Dir: wire.Out, Kind: wire.KindMessage, Raw: req})
+		o.Frame(wire.Frame{Seq: int64(2*i + 1), Conn: "stdio#1", Dir: wire.In, Kind: wire.KindMessage, Raw: resp})
 	}
 }
