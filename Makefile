@@ -9,9 +9,13 @@ build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
 
 # The whole test suite, including the kill matrix (reference fixtures pass
-# everything; each mutant fails exactly its listed requirements).
+# everything; each mutant fails exactly its listed requirements). -p 4: four
+# test binaries at a time whatever the cores, so the packages that mostly
+# wait on servers and browsers (cmd/mcpconform, fuzz, reports) run beside
+# the kill matrix instead of one after another in go test's second slot.
+TEST_P ?= 4
 test:
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -p $(TEST_P) -timeout 20m ./...
 
 # The third-party corpus (fixtures/thirdparty, slow, not part of test):
 # installs pinned independent servers (npm and go-sdk examples) into
