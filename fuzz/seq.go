@@ -105,7 +105,7 @@ func (m *seqModel) headers(method string, params json.RawMessage) http.Header {
 	if !m.http {
 		return http.Header{}
 	}
-	return httpHeaders(!m.legacy, m.sid, m.negotiated, method, params)
+	return session.HTTPHeaders(!m.legacy, m.sid, m.negotiated, method, params)
 }
 
 func (m *seqModel) id(t *rapid.T) jsonrpc.ID {

@@ -745,10 +745,31 @@ func (s *Session) headersFor(method string, params json.RawMessage) http.Header 
 	if s.conn.Transport() != wire.HTTP {
 		return http.Header{}
 	}
-	if !s.Modern() {
-		return s.legacyHeaders()
-	}
+	s.mu.Lock()
+	sid, negotiated := s.sessionID, s.negotiated
+	s.mu.Unlock()
+	return HTTPHeaders(s.Modern(), sid, negotiated, method, params)
+}
+
+// HTTPHeaders returns the MCP headers of an HTTP request carrying a
+// request or notification with method and params (the transport adds
+// Accept, Content-Type and Authorization): before 2026-07-28, the session
+// id sid when there is one and MCP-Protocol-Version from 2025-06-18 on
+// (rev is the negotiated revision, "" before it is known); in the modern
+// era (modern), MCP-Protocol-Version, Mcp-Method and, for tools/call,
+// prompts/get and resources/read, Mcp-Name (NameFor). The one builder of
+// these rules: the session's own requests and the fuzzer's raw ones use it.
+func HTTPHeaders(modern bool, sid string, rev catalog.Revision, method string, params json.RawMessage) http.Header {
 	h := http.Header{}
+	if !modern {
+		if sid != "" {
+			h.Set(HeaderSessionID, sid)
+		}
+		if rev != "" && rev >= catalog.R20250618 {
+			h.Set(HeaderProtocolVersion, string(rev))
+		}
+		return h
+	}
 	h.Set(HeaderProtocolVersion, string(catalog.Modern))
 	if method != "" {
 		h.Set(HeaderMethod, streamhttp.EncodeHeaderValue(method))
@@ -783,14 +804,7 @@ func NameFor(method string, params json.RawMessage) (string, bool) {
 }
 
 func (s *Session) legacyHeaders() http.Header {
-	h := http.Header{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sessionID != "" {
-		h.Set(HeaderSessionID, s.sessionID)
-	}
-	if s.negotiated != "" && s.negotiated >= catalog.R20250618 {
-		h.Set(HeaderProtocolVersion, string(s.negotiated))
-	}
-	return h
+	return HTTPHeaders(false, s.sessionID, s.negotiated, "", nil)
 }
