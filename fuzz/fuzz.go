@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -60,6 +61,10 @@ type Config struct {
 	// Strict grades unconfirmed findings (seen once, never again) by
 	// their requirement's level instead of WARN.
 	Strict bool
+	// CatalogChange is the run's catalog_change trigger (the config key the
+	// suite's STALE and SUB checks use; nil: none): the state machines fire
+	// it, and its restore step, between their other steps.
+	CatalogChange *conform.Trigger
 	// Status turns on the status line on Out: rewritten in place when Live
 	// (a terminal), otherwise a plain line every PlainEvery.
 	Status, Live bool
@@ -181,6 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer h.close()
+	h.trigger = cfg.CatalogChange
 	prog := newProgress(cfg.Out, cfg.Live, cfg.Status, cfg.Duration)
 	cfg.Out = prog
 	if cfg.Status {

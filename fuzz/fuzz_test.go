@@ -112,6 +112,13 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		// initialize, initialized, initialize again, a list (a process
 		// per case: shrinking gets 6 s and may keep a step or two more)
 		"fuzz-forget-session-on-second-initialize": {PropSeq, "seq/model/not-served", catalog.LatestLegacy, 6, 0, 6 * time.Second},
+		// initialize, initialized, change, restore (with the fixture's
+		// catalog_change trigger, aftersalesTrigger) is minimal; a missing
+		// announcement costs the whole timeout (500 ms here; the SDK
+		// announces 10 ms after a change) and every step's generated
+		// params are shrunk too: in 20 s rapid gets the case to about a
+		// dozen steps, not to the four
+		"fuzz-silent-catalog-restore": {PropSeq, "seq/model/unannounced-change", catalog.LatestLegacy, 14, 500 * time.Millisecond, 20 * time.Second},
 	}
 	n := 0
 	for _, m := range fixtures.Mutants() {
@@ -140,6 +147,9 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 			cfg := Config{Revision: w.revision, Checks: 100, Rounds: 1, Properties: []string{w.property}, ShrinkTime: w.shrink}
 			if w.property == PropSeq {
 				cfg.Duration = 90 * time.Second
+			}
+			if m.Name == "fuzz-silent-catalog-restore" {
+				cfg.CatalogChange = aftersalesTrigger
 			}
 			res := campaign(t, tg("--mutant", m.Name), cfg)
 			var f *Finding

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
@@ -84,7 +85,8 @@ type harness struct {
 	// deepAnswered is the deepest nesting of a request the server has
 	// answered (with its id): requests up to that deep are awaited.
 	deepAnswered atomic.Int64
-	invalid      []invalidReq // requests to refuse (params.go)
+	invalid      []invalidReq     // requests to refuse (params.go)
+	trigger      *conform.Trigger // the run's catalog_change trigger (nil: none), for seq
 	prompts      []promptInfo
 	uris         []string
 	templates    []string
@@ -481,8 +483,12 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	wg.Wait()
 
 	// The liveness probe doubles as the barrier after which the exchange
-	// is judged; a case the server answered whole goes without (needsProbe).
-	probe := !own || h.alwaysProbe || faults > 0 || len(order) < len(msgs) || awaited < len(order) ||
+	// is judged; a case (or a state machine's step) the server answered
+	// whole goes without: the answers show it alive, and what it does after
+	// them shows in the next exchange (a state machine's next step is the
+	// same case; a message property's next case turns the probe on, see
+	// quiet and alwaysProbe).
+	probe := h.alwaysProbe || faults > 0 || len(order) < len(msgs) || awaited < len(order) ||
 		answered < awaited || unknown > 0 || len(rejected) > 0
 	if own {
 		h.unprobed = !probe

@@ -50,6 +50,9 @@ type Step struct {
 	// session's id).
 	Op       string `json:"op"`
 	Messages []Raw  `json:"messages,omitempty"`
+	// Command is a change or restore step's catalog_change command (a
+	// tool trigger is its tools/call in Messages).
+	Command []string `json:"command,omitempty"`
 }
 
 // Step ops.
@@ -81,6 +84,7 @@ type seqModel struct {
 	negotiated catalog.Revision
 	cursors    map[string]string // list method → nextCursor of its last page
 	cancelled  map[string]bool   // id keys of cancelled requests
+	changes    int               // catalog changes made (change and restore steps)
 	n          int
 	steps      []Step
 	transcript []string
@@ -137,6 +141,8 @@ func (m *seqModel) exec(ctx context.Context, st Step) []problem {
 		return m.delete(ctx)
 	case opReuse:
 		return m.reuse(ctx)
+	case opChange, opRestore:
+		return m.catalogChange(ctx, st, msgs)
 	case opPage:
 		if len(msgs) != 1 {
 			return []problem{{"harness", "bad-step", "a page step holds one list request"}}
@@ -444,6 +450,7 @@ func (m *seqModel) actions(ctx context.Context, fail failFunc) map[string]func(*
 			m.send(ctx, t, fail, req, note)
 		}
 	}
+	m.catalogActions(ctx, fail, a)
 	if m.legacy {
 		a["initialize"] = func(t *rapid.T) {
 			skipDeleted(t)
@@ -483,6 +490,7 @@ func (h *harness) seqCase(ctx context.Context, t *rapid.T, fail failFunc) {
 		return
 	}
 	defer m.close()
+	defer m.restoreCatalog(ctx)
 	if m.legacy && m.http {
 		// Over HTTP a request before initialize has no session to go to:
 		// the case starts with initialize.
