@@ -362,7 +362,9 @@ func (h *harness) caseFuncs(ctx context.Context, props []string, pol policy.Call
 		{PropMRTR, func() (bool, string) { return h.prepareMRTR(ctx, mrtrUntil) }, h.genMRTRCase},
 	} {
 		// seq and mrtr call the tools the tools property prepares
-		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) {
+		// (seq's MRTR steps retry the flows mrtr prepares)
+		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) &&
+			!(p.name == PropMRTR && contains(props, PropSeq)) {
 			continue
 		}
 		if ok, why := p.prepare(); ok {

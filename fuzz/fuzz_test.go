@@ -118,7 +118,9 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		// announces 10 ms after a change) and every step's generated
 		// params are shrunk too: in 20 s rapid gets the case to about a
 		// dozen steps, not to the four
-		"fuzz-silent-catalog-restore": {PropSeq, "seq/model/unannounced-change", catalog.LatestLegacy, 14, 500 * time.Millisecond, 20 * time.Second},
+		// MRTR start, another step, the retry (2026-07-28)
+		"fuzz-mrtr-state-lost-between-rounds": {PropSeq, "seq/model/retry-refused", "", 6, 0, 10 * time.Second},
+		"fuzz-silent-catalog-restore":         {PropSeq, "seq/model/unannounced-change", catalog.LatestLegacy, 14, 500 * time.Millisecond, 20 * time.Second},
 	}
 	n := 0
 	for _, m := range fixtures.Mutants() {
@@ -150,6 +152,9 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 			}
 			if m.Name == "fuzz-silent-catalog-restore" {
 				cfg.CatalogChange = aftersalesTrigger
+			}
+			if m.Name == "fuzz-mrtr-state-lost-between-rounds" {
+				cfg.Duration = 30 * time.Second // probing the tools for input_required takes up to a quarter of it
 			}
 			res := campaign(t, tg("--mutant", m.Name), cfg)
 			var f *Finding

@@ -85,6 +85,7 @@ type seqModel struct {
 	cursors    map[string]string // list method → nextCursor of its last page
 	cancelled  map[string]bool   // id keys of cancelled requests
 	changes    int               // catalog changes made (change and restore steps)
+	flow       *mrtrFlow         // the MRTR flow in progress (seq_mrtr.go)
 	n          int
 	steps      []Step
 	transcript []string
@@ -143,6 +144,20 @@ func (m *seqModel) exec(ctx context.Context, st Step) []problem {
 		return m.reuse(ctx)
 	case opChange, opRestore:
 		return m.catalogChange(ctx, st, msgs)
+	case opMRTRStart:
+		if len(msgs) != 1 {
+			return []problem{{"harness", "bad-step", "an MRTR step holds one tools/call"}}
+		}
+	case opMRTRRetry:
+		if len(msgs) != 1 {
+			return []problem{{"harness", "bad-step", "an MRTR step holds one tools/call"}}
+		}
+		b, ok := m.mrtrRetry(msgs[0])
+		if !ok {
+			m.note("   (no MRTR flow in progress: step skipped)")
+			return nil
+		}
+		msgs = [][]byte{b}
 	case opPage:
 		if len(msgs) != 1 {
 			return []problem{{"harness", "bad-step", "a page step holds one list request"}}
@@ -181,6 +196,9 @@ func (m *seqModel) exec(ctx context.Context, st Step) []problem {
 		m.transcript = append([]string(nil), m.transcript[len(m.transcript)-2*maxTranscript:]...)
 	}
 	probs := out.probs
+	if st.Op == opMRTRStart || st.Op == opMRTRRetry {
+		probs = append(probs, m.mrtrJudge(st.Op, msgs[0], out)...)
+	}
 	cancelled := map[string]bool{}
 	for _, raw := range msgs {
 		if d, err := jsonrpc.Decode(raw); err == nil && d.Kind() == jsonrpc.KindNotification && d.Method == "notifications/cancelled" {
@@ -451,6 +469,7 @@ func (m *seqModel) actions(ctx context.Context, fail failFunc) map[string]func(*
 		}
 	}
 	m.catalogActions(ctx, fail, a)
+	m.mrtrActions(ctx, fail, a)
 	if m.legacy {
 		a["initialize"] = func(t *rapid.T) {
 			skipDeleted(t)

@@ -127,6 +127,8 @@ func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []St
 		return judge.Rule{Requirement: listRequirement(method)}
 	case "model/cursor-refused":
 		return judge.Rule{Requirement: "PAG-004"}
+	case "model/retry-refused":
+		return judge.Rule{Requirement: "MRTR-005"}
 	case "model/unannounced-change":
 		return judge.Rule{Requirement: "STALE-002"}
 	case "http/ended-session-served":
