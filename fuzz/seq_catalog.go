@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -170,8 +171,11 @@ func (m *seqModel) catalogChange(ctx context.Context, st Step, msgs [][]byte) []
 	if after == nil {
 		return probs // a list refused: the list steps judge it
 	}
-	// one deadline for all the announcements of the step
-	wctx, cancel := context.WithTimeout(ctx, m.h.timeout)
+	// One deadline for all the announcements of the step: the suite's
+	// patience for what a server may never send (10 × the p99 of the
+	// answer times observed, at least 250 ms, at most the timeout).
+	patience := (&conform.Env{Target: m.h.tg}).Patience()
+	wctx, cancel := context.WithTimeout(ctx, patience)
 	defer cancel()
 	for _, k := range listKinds {
 		if _, ok := before[k.method]; !ok || slices.Equal(before[k.method], after[k.method]) {
@@ -183,7 +187,7 @@ func (m *seqModel) catalogChange(ctx context.Context, st Step, msgs [][]byte) []
 		m.note("   (%s: %d → %d items; %s %s)", k.method, len(before[k.method]), len(after[k.method]), k.notification, map[bool]string{true: "came", false: "did not come"}[got])
 		if !got {
 			probs = append(probs, problem{"model", "unannounced-change", fmt.Sprintf("%s changed at step %d (%s, %d → %d items) and %s.listChanged is declared, but no %s came within %s",
-				k.method, len(m.steps), st.Op, len(before[k.method]), len(after[k.method]), k.capability, k.notification, m.h.timeout)})
+				k.method, len(m.steps), st.Op, len(before[k.method]), len(after[k.method]), k.capability, k.notification, patience)})
 		}
 	}
 	return probs
