@@ -2,7 +2,8 @@
 // messages a client can send (valid and invalid), properties checked on
 // every exchange (one response per request with the same id and JSON
 // type, none for notifications, every server message valid for the
-// revision, the server alive afterwards, no crash, no hang), shrinking of
+// revision, the server alive afterwards — a liveness probe after each case
+// the server did not answer whole —, no crash, no hang), shrinking of
 // each failure to a minimal case, deduplication by signature, and replay
 // of saved cases.
 //

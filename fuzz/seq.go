@@ -18,7 +18,9 @@ import (
 
 // The state-machine property (PropSeq): each case opens a fresh
 // connection and runs a random sequence of steps (rapid's Repeat) — list,
-// page, call, cancel, bursts of concurrent requests and, in the legacy
+// page, call, cancel, bursts of concurrent requests, the run's
+// catalog_change trigger and its restore (seq_catalog.go), MRTR rounds
+// with steps between them (2026-07-28, seq_mrtr.go) and, in the legacy
 // era, lifecycle steps (requests before initialize, double initialize,
 // missing initialized; over HTTP, DELETE of the session and its reuse) —
 // each judged by the exchange oracle and against a model of what the
