@@ -21,7 +21,6 @@ import (
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/wire"
-	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
 )
 
 // Meta keys of 2026-07-28.
@@ -726,52 +725,14 @@ func (s *Session) headersFor(method string, params json.RawMessage) http.Header 
 	if s.conn.Transport() != wire.HTTP {
 		return http.Header{}
 	}
-	if !s.Modern() {
-		return s.legacyHeaders()
-	}
-	h := http.Header{}
-	h.Set(HeaderProtocolVersion, string(catalog.Modern))
-	if method != "" {
-		h.Set(HeaderMethod, streamhttp.EncodeHeaderValue(method))
-	}
-	if name, ok := NameFor(method, params); ok {
-		h.Set(HeaderName, streamhttp.EncodeHeaderValue(name))
-	}
-	return h
-}
-
-// NameFor returns the value of Mcp-Name for method: params.name for
-// tools/call and prompts/get, params.uri for resources/read.
-func NameFor(method string, params json.RawMessage) (string, bool) {
-	var field string
-	switch method {
-	case "tools/call", "prompts/get":
-		field = "name"
-	case "resources/read":
-		field = "uri"
-	default:
-		return "", false
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(params, &obj) != nil {
-		return "", false
-	}
-	var v string
-	if json.Unmarshal(obj[field], &v) != nil {
-		return "", false
-	}
-	return v, true
+	s.mu.Lock()
+	sid, negotiated := s.sessionID, s.negotiated
+	s.mu.Unlock()
+	return HTTPHeaders(s.Modern(), sid, negotiated, method, params)
 }
 
 func (s *Session) legacyHeaders() http.Header {
-	h := http.Header{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sessionID != "" {
-		h.Set(HeaderSessionID, s.sessionID)
-	}
-	if s.negotiated != "" && s.negotiated >= catalog.R20250618 {
-		h.Set(HeaderProtocolVersion, string(s.negotiated))
-	}
-	return h
+	return HTTPHeaders(false, s.sessionID, s.negotiated, "", nil)
 }
