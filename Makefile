@@ -3,15 +3,19 @@ GO      ?= go
 BIN     ?= bin/mcpconform
 REPORTS ?= mcpconform-report
 
-.PHONY: build test corpus corpus-update demo demo-http bench lint checks-list clean
+.PHONY: build test corpus corpus-update sidebyside demo demo-http bench lint checks-list clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
 
 # The whole test suite, including the kill matrix (reference fixtures pass
-# everything; each mutant fails exactly its listed requirements).
+# everything; each mutant fails exactly its listed requirements). -p 4: four
+# test binaries at a time whatever the cores, so the packages that mostly
+# wait on servers and browsers (cmd/mcpconform, fuzz, reports) run beside
+# the kill matrix instead of one after another in go test's second slot.
+TEST_P ?= 4
 test:
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -p $(TEST_P) -timeout 20m ./...
 
 # The third-party corpus (fixtures/thirdparty, slow, not part of test):
 # installs pinned independent servers (npm and go-sdk examples) into
@@ -25,6 +29,15 @@ corpus:
 
 corpus-update:
 	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run TestThirdPartyCorpus ./fixtures/thirdparty/ -update
+
+# Side by side (fixtures/thirdparty/sidebyside.sh; slow, not part of test or
+# CI, timings need a quiet machine): the official MCP conformance suite's
+# default run and a full mcpconform run (both eras, every report) against the
+# same go-sdk conformance server on 127.0.0.1, alternating; prints median wall
+# time, CPU, peak RSS and report sizes. SIDEBYSIDE_FLAGS: -n N, --stateful, --check.
+SIDEBYSIDE_FLAGS ?= -n 5
+sidebyside:
+	fixtures/thirdparty/sidebyside.sh $(SIDEBYSIDE_FLAGS)
 
 # Runs the suite against the built-in reference servers: aftersales and
 # tutor (bearer-protected over HTTP), each over stdio and Streamable HTTP.
@@ -53,7 +66,8 @@ demo-http:
 # TypeScript SDK server (mutant ts-sdk-like: invalid requests dropped, a few ms
 # per message) and one whose every error carries "id": null (errors-id-null,
 # RPC-002 must FAIL), with the processes started and the observed p99
-# latency, the report sizes (report.html, report.json, junit.xml) and peak
+# latency, full runs against the reference fixture behind a 300 ms start-up
+# without and with the processes started ahead of need (--prestart), the report sizes (report.html, report.json, junit.xml) and peak
 # RSS of a full run with every report, walking a 1,000- and a 10,000-item catalog page
 # by page through the session layer (ns/item stays flat: linear growth), and
 # building the 10,000-item fixture catalog.

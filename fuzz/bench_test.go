@@ -24,9 +24,12 @@ import (
 // over stdio and over HTTP), beside a bare sequential request loop against
 // the same server (the server's own ceiling): exchanges/s of each, and the
 // harness's CPU per exchange (this process's user+system time; the server
-// runs in its own process). A fuzz exchange is one prompts/list request
-// judged by the whole oracle (events, message model, liveness probe), so
-// it costs two round trips; the bare loop's exchange is one.
+// runs in its own process). A fuzz case is one prompts/list request
+// judged by the whole oracle (events, message model; the liveness probe
+// only when the case needs one, and this one, answered whole, does not):
+// exchanges/s counts the cases' own requests only, beside the bare loop's;
+// probes/case and all-exchanges/s (probes included) say what else went
+// on the wire.
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -145,7 +148,67 @@ func BenchmarkFuzzExchange(b *testing.B) {
 					b.Fatalf("%v\n%s", ps, strings.Join(tr, "\n"))
 				}
 			}
-			reportThroughput(b, int(h.exchanges.Load()), cpu0)
+			own := int(h.exchanges.Load() - h.probes.Load())
+			reportThroughput(b, own, cpu0)
+			b.ReportMetric(float64(h.exchanges.Load())/b.Elapsed().Seconds(), "all-exchanges/s")
+			b.ReportMetric(float64(h.probes.Load())/float64(b.N), "probes/case")
 		})
 	}
+}
+
+// BenchmarkHTTPThroughput measures the fuzzer and the bare loop against the
+// same HTTP server in alternation, one bare request then one fuzz case
+// (a prompts/list, judged whole), so that the load of the machine weighs
+// on both alike: bare-exchanges/s and fuzz-exchanges/s (the cases' own
+// requests, probes not counted), and fuzz-%-of-bare, the ratio the
+// fuzzer's HTTP throughput goal is stated in (at least 80).
+func BenchmarkHTTPThroughput(b *testing.B) {
+	url := startHTTPFixture(b)
+	c := &http.Client{}
+	post := func(body string, sid string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, data
+	}
+	resp, _ := post(legacyInit, "")
+	sid := resp.Header.Get("Mcp-Session-Id")
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid)
+	ctx := context.Background()
+	h, err := newHarness(ctx, &target.Target{URL: url, Timeout: 5 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}, catalog.LatestLegacy)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.close()
+	ex0, pr0 := h.exchanges.Load(), h.probes.Load()
+	var bare, fuzz time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		t0 := time.Now()
+		if _, data := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"prompts/list","params":{}}`, i+1), sid); !bytes.Contains(data, []byte(`"prompts"`)) {
+			b.Fatalf("prompts/list: %s", data)
+		}
+		t1 := time.Now()
+		msg := jsonrpc.Request(jsonrpc.StringID(fmt.Sprintf("b%d", i)), "prompts/list", map[string]any{})
+		if ps, tr := h.exchange(ctx, [][]byte{msg}); len(ps) > 0 {
+			b.Fatalf("%v\n%s", ps, strings.Join(tr, "\n"))
+		}
+		bare += t1.Sub(t0)
+		fuzz += time.Since(t1)
+	}
+	own := h.exchanges.Load() - ex0 - (h.probes.Load() - pr0)
+	b.ReportMetric(float64(b.N)/bare.Seconds(), "bare-exchanges/s")
+	b.ReportMetric(float64(own)/fuzz.Seconds(), "fuzz-exchanges/s")
+	b.ReportMetric(100*(float64(own)/fuzz.Seconds())/(float64(b.N)/bare.Seconds()), "fuzz-%-of-bare")
+	b.ReportMetric(float64(h.probes.Load()-pr0)/float64(b.N), "probes/case")
 }

@@ -2,7 +2,8 @@
 // messages a client can send (valid and invalid), properties checked on
 // every exchange (one response per request with the same id and JSON
 // type, none for notifications, every server message valid for the
-// revision, the server alive afterwards, no crash, no hang), shrinking of
+// revision, the server alive afterwards — a liveness probe after each case
+// the server did not answer whole —, no crash, no hang), shrinking of
 // each failure to a minimal case, deduplication by signature, and replay
 // of saved cases.
 //
@@ -27,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -60,6 +62,10 @@ type Config struct {
 	// Strict grades unconfirmed findings (seen once, never again) by
 	// their requirement's level instead of WARN.
 	Strict bool
+	// CatalogChange is the run's catalog_change trigger (the config key the
+	// suite's STALE and SUB checks use; nil: none): the state machines fire
+	// it, and its restore step, between their other steps.
+	CatalogChange *conform.Trigger
 	// Status turns on the status line on Out: rewritten in place when Live
 	// (a terminal), otherwise a plain line every PlainEvery.
 	Status, Live bool
@@ -181,6 +187,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer h.close()
+	h.trigger = cfg.CatalogChange
 	prog := newProgress(cfg.Out, cfg.Live, cfg.Status, cfg.Duration)
 	cfg.Out = prog
 	if cfg.Status {
@@ -303,6 +310,10 @@ func Replay(ctx context.Context, tg *target.Target, f Finding) ([]string, error)
 		return nil, err
 	}
 	defer h.close()
+	// The answers to requests nested deeper than some parsers go are
+	// awaited (up to the timeout), as the campaign did once the server had
+	// answered one as deep: judged without them, a replay was flaky.
+	h.deepAnswered.Store(1 << 40)
 	// The tools' inputSchemas, for the error-layer oracle (whatever the
 	// call policy: the case's calls are the user's to replay).
 	h.prepareTools(ctx, policy.All)
@@ -356,7 +367,9 @@ func (h *harness) caseFuncs(ctx context.Context, props []string, pol policy.Call
 		{PropMRTR, func() (bool, string) { return h.prepareMRTR(ctx, mrtrUntil) }, h.genMRTRCase},
 	} {
 		// seq and mrtr call the tools the tools property prepares
-		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) {
+		// (seq's MRTR steps retry the flows mrtr prepares)
+		if !contains(props, p.name) && !(p.name == PropTools && (contains(props, PropSeq) || contains(props, PropMRTR))) &&
+			!(p.name == PropMRTR && contains(props, PropSeq)) {
 			continue
 		}
 		if ok, why := p.prepare(); ok {

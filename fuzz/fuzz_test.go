@@ -112,6 +112,15 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		// initialize, initialized, initialize again, a list (a process
 		// per case: shrinking gets 6 s and may keep a step or two more)
 		"fuzz-forget-session-on-second-initialize": {PropSeq, "seq/model/not-served", catalog.LatestLegacy, 6, 0, 6 * time.Second},
+		// MRTR start, another step, the retry (2026-07-28)
+		"fuzz-mrtr-state-lost-between-rounds": {PropSeq, "seq/model/retry-refused", "", 6, 0, 10 * time.Second},
+		// initialize, initialized, change, restore (with the fixture's
+		// catalog_change trigger, aftersalesTrigger) is minimal; a missing
+		// announcement costs the suite's patience (at least 250 ms; the
+		// SDK announces 10 ms after a change) and every step's generated
+		// params are shrunk too: in 20 s rapid may stop several steps
+		// short of the four
+		"fuzz-silent-catalog-restore": {PropSeq, "seq/model/unannounced-change", catalog.LatestLegacy, 14, 0, 20 * time.Second},
 	}
 	n := 0
 	for _, m := range fixtures.Mutants() {
@@ -140,6 +149,12 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 			cfg := Config{Revision: w.revision, Checks: 100, Rounds: 1, Properties: []string{w.property}, ShrinkTime: w.shrink}
 			if w.property == PropSeq {
 				cfg.Duration = 90 * time.Second
+			}
+			if m.Name == "fuzz-silent-catalog-restore" {
+				cfg.CatalogChange = aftersalesTrigger
+			}
+			if m.Name == "fuzz-mrtr-state-lost-between-rounds" {
+				cfg.Duration = 30 * time.Second // probing the tools for input_required takes up to a quarter of it
 			}
 			res := campaign(t, tg("--mutant", m.Name), cfg)
 			var f *Finding

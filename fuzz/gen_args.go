@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/session"
 	"pgregory.net/rapid"
@@ -233,8 +234,13 @@ func (h *harness) genResourceRead(t *rapid.T) []byte {
 	if len(h.templates) > 0 {
 		kinds = append(kinds, "template", "template", "template")
 	}
+	if len(h.uris)+len(h.templates) > 0 {
+		kinds = append(kinds, "control", "control")
+	}
 	var uriValue any
 	switch rapid.SampledFrom(kinds).Draw(t, "uri-kind") {
+	case "control":
+		uri = h.genControlURI(t)
 	case "listed":
 		uri = rapid.SampledFrom(h.uris).Draw(t, "uri")
 	case "template":
@@ -265,6 +271,39 @@ func (h *harness) genResourceRead(t *rapid.T) []byte {
 		uriValue = uri
 	}
 	return request(id, "resources/read", h.params(t, map[string]any{"uri": uriValue}))
+}
+
+// controlRunes are characters a URI should not hold raw and a JSON
+// encoder must escape: C0 controls, DEL, C1 controls, and non-printable
+// characters past the BMP (private use, tags, noncharacters). A server
+// that echoes the URI in an error (go-sdk's ResourceNotFoundError quotes
+// it with Go's %q into json.RawMessage: \x18 and \U000f03b7 are not JSON
+// escapes, so the SDK cannot marshal its own not-found error and stops
+// answering) must still answer.
+var controlRunes = rapid.OneOf(
+	rapid.RuneFrom(nil, &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x00, Hi: 0x1f, Stride: 1}, {Lo: 0x7f, Hi: 0x9f, Stride: 1}}}),
+	rapid.SampledFrom([]rune{0xF03B7, 0xE0001, 0x10FFFD, 0xFFFF, 0x1FFFE}),
+)
+
+// genControlURI draws a plausible URI of a scheme the server lists (a
+// listed URI or a template expansion) with one to three control
+// characters inserted after its scheme.
+func (h *harness) genControlURI(t *rapid.T) string {
+	var base string
+	if len(h.templates) == 0 || len(h.uris) > 0 && rapid.Bool().Draw(t, "control-listed") {
+		base = rapid.SampledFrom(h.uris).Draw(t, "control-uri")
+	} else {
+		base = expandTemplate(t, rapid.SampledFrom(h.templates).Draw(t, "control-template"))
+	}
+	from := strings.IndexByte(base, ':') + 1 // after the scheme (0: none)
+	for i := range rapid.IntRange(1, 3).Draw(t, "controls") {
+		at := rapid.IntRange(from, len(base)).Draw(t, fmt.Sprintf("control%d-at", i))
+		for at > from && at < len(base) && !utf8.RuneStart(base[at]) {
+			at--
+		}
+		base = base[:at] + string(controlRunes.Draw(t, fmt.Sprintf("control%d", i))) + base[at:]
+	}
+	return base
 }
 
 // expandTemplate expands an RFC 6570 URI template with generated values

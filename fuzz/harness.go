@@ -18,13 +18,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
-	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
 )
 
 // Raw is one message of a saved case: Text when the bytes are UTF-8,
@@ -85,16 +85,32 @@ type harness struct {
 	// deepAnswered is the deepest nesting of a request the server has
 	// answered (with its id): requests up to that deep are awaited.
 	deepAnswered atomic.Int64
-	invalid      []invalidReq // requests to refuse (params.go)
+	invalid      []invalidReq     // requests to refuse (params.go)
+	trigger      *conform.Trigger // the run's catalog_change trigger (nil: none), for seq
 	prompts      []promptInfo
 	uris         []string
 	templates    []string
 	exchanges    atomic.Int64
-	probes       atomic.Int64
+	probes       atomic.Int64 // probes sent
 	cases        atomic.Int64
 	// late holds the id keys of earlier cases' messages on the harness's
 	// session whose answers may still come (faults, cancelled requests)
 	late map[string]string
+	// Probing: a case the server answered whole (every message a request,
+	// each answered) goes without the liveness probe. quiet holds the id
+	// keys of the last case's requests when it was such a case (another
+	// answer to one of them is not the next case's defect); unprobed says
+	// the last case was one; alwaysProbe is set once the server showed
+	// what only a probe after each case attributes to its case (the
+	// connection found ended after an unprobed case, another answer to a
+	// request of one), and the probe follows every case from then on.
+	quiet       map[string]bool
+	unprobed    bool
+	alwaysProbe bool
+	// valid caches the message model's verdict on server messages
+	// already validated (the same list or probe answer comes back case
+	// after case).
+	valid validCache
 }
 
 func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*harness, error) {
@@ -154,6 +170,8 @@ func (h *harness) close() {
 func (h *harness) reopen(ctx context.Context) error {
 	h.close()
 	h.late = nil
+	h.quiet = nil
+	h.unprobed = false
 	s, err := h.tg.Open(ctx, h.rev)
 	if err != nil {
 		return err
@@ -168,30 +186,7 @@ func (h *harness) headers(method string, params json.RawMessage) http.Header {
 	if h.s.Transport() != wire.HTTP {
 		return http.Header{}
 	}
-	return httpHeaders(h.s.Modern(), h.s.SessionID(), h.rev, method, params)
-}
-
-// httpHeaders returns the HTTP headers of a request: the legacy session id
-// and protocol version, or the modern era's headers.
-func httpHeaders(modern bool, sid string, rev catalog.Revision, method string, params json.RawMessage) http.Header {
-	hdr := http.Header{}
-	if !modern {
-		if sid != "" {
-			hdr.Set(session.HeaderSessionID, sid)
-		}
-		if rev >= catalog.R20250618 {
-			hdr.Set(session.HeaderProtocolVersion, string(rev))
-		}
-		return hdr
-	}
-	hdr.Set(session.HeaderProtocolVersion, string(catalog.Modern))
-	if method != "" {
-		hdr.Set(session.HeaderMethod, streamhttp.EncodeHeaderValue(method))
-	}
-	if name, ok := session.NameFor(method, params); ok {
-		hdr.Set(session.HeaderName, streamhttp.EncodeHeaderValue(name))
-	}
-	return hdr
+	return session.HTTPHeaders(h.s.Modern(), h.s.SessionID(), h.rev, method, params)
 }
 
 type sent struct {
@@ -199,6 +194,9 @@ type sent struct {
 	method  string
 	count   int
 	mayDrop bool // cancelled in the same case: no response is fine
+	// quiet: the last case, answered whole and not probed, had a request
+	// with this id: a second answer to this id may be its.
+	quiet bool
 	// badArgs: a tools/call whose arguments break the tool's inputSchema
 	// (the validator's reason); the answer must be an isError result or
 	// JSON-RPC error -32602.
@@ -260,6 +258,20 @@ func (h *harness) exchange(ctx context.Context, msgs [][]byte) ([]problem, []str
 // harness's own session is reopened when it crashed or hung.
 func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outcome {
 	own := xo.s == nil
+	if own && h.unprobed && h.s != nil {
+		if closed, _ := h.s.Closed(); closed {
+			// The connection ended after the last case, which the server
+			// had answered and which was not probed: a defect of that case
+			// (not this one's), found again from now on by the probe after
+			// every case.
+			h.alwaysProbe = true
+			h.close()
+		}
+	}
+	var quiet map[string]bool // the last case's, when it went unprobed
+	if own {
+		quiet, h.quiet = h.quiet, nil
+	}
 	if own && h.s == nil {
 		if err := h.reopen(ctx); err != nil {
 			return outcome{probs: []problem{{"transport", "reopen-failed", err.Error()}}, broken: true}
@@ -287,15 +299,21 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	var order []*sent
 	var cancels []string
 	faults := 0
-	for _, raw := range msgs {
+	// each message decoded once
+	decoded := make([]*jsonrpc.Message, len(msgs))
+	decodeErr := make([]error, len(msgs))
+	for i, raw := range msgs {
+		decoded[i], decodeErr[i] = jsonrpc.Decode(raw)
+	}
+	for i, raw := range msgs {
 		if stdio && bytes.ContainsAny(raw, "\r\n") {
 			faults++ // several lines on stdio: none of them a whole message
-			if m, err := jsonrpc.Decode(raw); err == nil && m.ID.Valid() && reqs[m.ID.Key()] == nil {
+			if m, err := decoded[i], decodeErr[i]; err == nil && m.ID.Valid() && reqs[m.ID.Key()] == nil {
 				faultIDs[m.ID.Key()] = judge.FaultEmbeddedNewline // executing it means reading stdin as a JSON stream, not as lines
 			}
 			continue
 		}
-		m, err := jsonrpc.Decode(raw)
+		m, err := decoded[i], decodeErr[i]
 		switch {
 		case err == nil && !utf8.Valid(raw) && m.ID.Valid():
 			// MCP messages are UTF-8: rejecting the request with an error
@@ -305,7 +323,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		case err != nil || !utf8.Valid(raw):
 			faults++
 		case m.Kind() == jsonrpc.KindRequest && m.JSONRPC == "2.0" && m.MethodIsString && m.ID.Valid() && reqs[m.ID.Key()] == nil:
-			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()]}
+			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()], quiet: quiet[m.ID.Key()]}
 			if jsonDepth(raw) > judge.ParserDepthFloor {
 				// Valid JSON deeper than some parsers go (serde_json stops
 				// at 128 levels, go-sdk at 10000): a parse error, addressed
@@ -369,8 +387,15 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	var rejMu sync.Mutex
 	rejected := map[int64]bool{} // HTTP exchanges answered with a 4xx
 	rejectedReqs := 0            // requests answered at the HTTP layer (rejectOK)
-	for _, raw := range msgs {
-		method, params := methodOf(raw)
+	for i, raw := range msgs {
+		var method string
+		var params json.RawMessage
+		switch m := decoded[i]; {
+		case decodeErr[i] != nil:
+			method, params = methodOf(raw)
+		case m.MethodIsString:
+			method, params = m.Method, m.Params
+		}
 		so := &wire.SendOptions{Header: hdrs(method, params)}
 		h.exchanges.Add(1)
 		if stdio {
@@ -380,11 +405,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			continue
 		}
 		key := ""
-		if m, err := jsonrpc.Decode(raw); err == nil && m.Kind() == jsonrpc.KindRequest && m.ID.Valid() {
+		if m, err := decoded[i], decodeErr[i]; err == nil && m.Kind() == jsonrpc.KindRequest && m.ID.Valid() {
 			key = m.ID.Key()
 		}
-		wg.Add(1)
-		go func(raw []byte) { // HTTP: all in flight together
+		send := func(raw []byte) {
 			defer wg.Done()
 			// The reply body is read under this context: keep it until
 			// the whole body was delivered.
@@ -408,16 +432,25 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				case <-cctx.Done():
 				}
 			}
-		}(raw)
+		}
+		wg.Add(1)
+		if len(msgs) == 1 {
+			send(raw) // nothing else to put in flight (the judging waits for the body anyway)
+		} else {
+			go send(raw) // HTTP: all in flight together
+		}
 	}
 
 	// Wait until every request is answered (or accounted for by a response
 	// with an unknown id), the connection ends, or the deadline passes.
 	wctx, cancel := context.WithTimeout(ctx, h.timeout)
 	after := mark
+	answered, unknown := 0, 0
+	var evs []session.Event
 	for {
-		evs := s.Events(mark)
-		answered, unknown := 0, 0
+		// (a session keeps thousands of events: each look at them costs)
+		evs = s.Events(mark)
+		answered, unknown = 0, 0
 		seen := map[string]bool{}
 		for _, e := range evs {
 			after = max(after, e.Frame.Seq)
@@ -429,7 +462,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					answered++
 				}
 				seen[e.Msg.ID.Key()] = true
-			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.late(e.Msg.ID.Key()) && faultIDs[e.Msg.ID.Key()] == "" {
+			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.late(e.Msg.ID.Key()) && !quiet[e.Msg.ID.Key()] && faultIDs[e.Msg.ID.Key()] == "" {
 				unknown++
 			}
 		}
@@ -450,11 +483,20 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	wg.Wait()
 
 	// The liveness probe doubles as the barrier after which the exchange
-	// is judged.
-	h.exchanges.Add(1)
+	// is judged; a case (or a state machine's step) the server answered
+	// whole goes without: the answers show it alive, and what it does after
+	// them shows in the next exchange (a state machine's next step is the
+	// same case; a message property's next case turns the probe on, see
+	// quiet and alwaysProbe).
+	probe := h.alwaysProbe || faults > 0 || len(order) < len(msgs) || awaited < len(order) ||
+		answered < awaited || unknown > 0 || len(rejected) > 0
+	if own {
+		h.unprobed = !probe
+	}
 	var resp *session.Response
 	var perr error
-	{
+	if probe {
+		h.exchanges.Add(1)
 		// An id of its own kind: the session's integer ids may equal an
 		// id of the case whose answer is still to come (a request that
 		// may go unanswered, like one nested too deep, is not waited for).
@@ -466,8 +508,11 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		_, p := methodOf(payload)
 		resp, perr = s.CallRaw(ctx, id, payload, &wire.SendOptions{Header: hdrs(h.probe, p)}, h.timeout)
 	}
-	if perr == nil {
-		h.awaitFaultAnswers(ctx, s, mark, faultIDs, cancels)
+	if probe {
+		if perr == nil {
+			h.awaitFaultAnswers(ctx, s, mark, faultIDs, cancels)
+		}
+		evs = s.Events(mark) // the probe's answer and what came before it
 	}
 	closed, cerr := s.Closed()
 	if !closed && perr != nil && errors.Is(perr, wire.ErrClosed) {
@@ -485,11 +530,11 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	case perr != nil:
 		probs = append(probs, problem{"liveness", "no-answer", fmt.Sprintf("the liveness probe %s got no answer: %v", h.probe, perr)})
 		broken = true
-	case !resp.IsResult():
+	case probe && !resp.IsResult():
 		probs = append(probs, problem{"liveness", "error", fmt.Sprintf("the liveness probe %s was answered %s", h.probe, resp.Describe())})
 	}
 
-	for _, e := range s.Events(mark) {
+	for _, e := range evs {
 		if e.DecodeErr != nil {
 			probs = append(probs, problem{"framing", "not-json", "the server wrote a message that is not JSON-RPC: " + clip(e.Frame.Raw)})
 			continue
@@ -499,6 +544,12 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		}
 		method := ""
 		if e.Msg.Kind() == jsonrpc.KindResponse {
+			if k := e.Msg.ID.Key(); e.Msg.HasID && quiet[k] && (reqs[k] == nil || reqs[k].count > 0) {
+				// another answer to a request of the last case, answered
+				// whole and not probed: not this case's defect, but the
+				// probe is needed from now on
+				h.alwaysProbe = true
+			}
 			switch r := reqs[e.Msg.ID.Key()]; {
 			case r != nil && e.Msg.HasID:
 				if d := int64(r.depth); d > h.deepAnswered.Load() {
@@ -537,8 +588,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				if p, bad := judgeFault(fault, e.Msg); bad {
 					probs = append(probs, p)
 				}
-			case xo.late(e.Msg.ID.Key()):
-				// a late answer to a request cancelled earlier
+			case xo.late(e.Msg.ID.Key()) || quiet[e.Msg.ID.Key()]:
+				// a late answer to a request cancelled earlier (or a second
+				// one to the last case's)
 			case strings.HasPrefix(e.Msg.ID.String(), `"mcpconform-probe-`):
 				// the probe's own response
 				continue
@@ -549,12 +601,12 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				probs = append(probs, problem{"correlation", "unknown-id", fmt.Sprintf("a response with id %s, which no request in flight had: %s", clip([]byte(e.Msg.ID.String())), clip(e.Msg.Raw))})
 			}
 		}
-		ps := msgcheck.ValidateServerMessage(string(h.rev), e.Msg.Raw, method)
+		ps := h.valid.validate(h.rev, e.Msg, method)
 		if e.Msg.Kind() == jsonrpc.KindResponse && (!e.Msg.HasID || e.Msg.ID.IsNull()) {
 			// An error for input whose id could not be read: the id is
 			// omitted or null, which older schemas reject (an ambiguity,
 			// SPEC-DIGEST §17.14, graded by RPC-005/006 and not here).
-			ps = slices.DeleteFunc(ps, func(p msgcheck.Problem) bool { return p.Path == "/id" })
+			ps = slices.DeleteFunc(slices.Clone(ps), func(p msgcheck.Problem) bool { return p.Path == "/id" })
 		}
 		if len(ps) > 0 {
 			if other := crossedWith(h.rev, e.Msg, method, order); other != nil {
@@ -585,7 +637,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			case r.count == 0:
 				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s) within %s", r.method, clip([]byte(r.id.String())), h.timeout)})
 				broken = true
-			case r.count == 2 && r.earlier != "":
+			case r.count == 2 && (r.earlier != "" || r.quiet):
 				// one of them answers the earlier case's message
 			case r.count > 1:
 				probs = append(probs, problem{"correlation", "duplicate-response", fmt.Sprintf("%d responses to %s (id %s)", r.count, r.method, clip([]byte(r.id.String())))})
@@ -607,8 +659,8 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		// Answers to this case's faults and dropped requests may still
 		// come during the next cases: they are not the next cases' defects.
 		byKey := map[string][]byte{}
-		for _, raw := range msgs {
-			if m, err := jsonrpc.Decode(raw); err == nil && m.ID.Valid() {
+		for i, raw := range msgs {
+			if m, err := decoded[i], decodeErr[i]; err == nil && m.ID.Valid() {
 				byKey[m.ID.Key()] = raw
 			}
 		}
@@ -621,6 +673,12 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				h.late[r.id.Key()] = fmt.Sprintf("case %d: %s", caseNo, clip(byKey[r.id.Key()]))
 			case r.earlier != "":
 				delete(h.late, r.id.Key()) // both answers came
+			case !probe:
+				// no probe was the barrier: another answer may still come
+				if h.quiet == nil {
+					h.quiet = map[string]bool{}
+				}
+				h.quiet[r.id.Key()] = true
 			}
 		}
 	}

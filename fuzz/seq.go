@@ -18,7 +18,9 @@ import (
 
 // The state-machine property (PropSeq): each case opens a fresh
 // connection and runs a random sequence of steps (rapid's Repeat) — list,
-// page, call, cancel, bursts of concurrent requests and, in the legacy
+// page, call, cancel, bursts of concurrent requests, the run's
+// catalog_change trigger and its restore (seq_catalog.go), MRTR rounds
+// with steps between them (2026-07-28, seq_mrtr.go) and, in the legacy
 // era, lifecycle steps (requests before initialize, double initialize,
 // missing initialized; over HTTP, DELETE of the session and its reuse) —
 // each judged by the exchange oracle and against a model of what the
@@ -50,6 +52,9 @@ type Step struct {
 	// session's id).
 	Op       string `json:"op"`
 	Messages []Raw  `json:"messages,omitempty"`
+	// Command is a change or restore step's catalog_change command (a
+	// tool trigger is its tools/call in Messages).
+	Command []string `json:"command,omitempty"`
 }
 
 // Step ops.
@@ -81,6 +86,8 @@ type seqModel struct {
 	negotiated catalog.Revision
 	cursors    map[string]string // list method → nextCursor of its last page
 	cancelled  map[string]bool   // id keys of cancelled requests
+	changes    int               // catalog changes made (change and restore steps)
+	flow       *mrtrFlow         // the MRTR flow in progress (seq_mrtr.go)
 	n          int
 	steps      []Step
 	transcript []string
@@ -105,7 +112,7 @@ func (m *seqModel) headers(method string, params json.RawMessage) http.Header {
 	if !m.http {
 		return http.Header{}
 	}
-	return httpHeaders(!m.legacy, m.sid, m.negotiated, method, params)
+	return session.HTTPHeaders(!m.legacy, m.sid, m.negotiated, method, params)
 }
 
 func (m *seqModel) id(t *rapid.T) jsonrpc.ID {
@@ -137,6 +144,22 @@ func (m *seqModel) exec(ctx context.Context, st Step) []problem {
 		return m.delete(ctx)
 	case opReuse:
 		return m.reuse(ctx)
+	case opChange, opRestore:
+		return m.catalogChange(ctx, st, msgs)
+	case opMRTRStart:
+		if len(msgs) != 1 {
+			return []problem{{"harness", "bad-step", "an MRTR step holds one tools/call"}}
+		}
+	case opMRTRRetry:
+		if len(msgs) != 1 {
+			return []problem{{"harness", "bad-step", "an MRTR step holds one tools/call"}}
+		}
+		b, ok := m.mrtrRetry(msgs[0])
+		if !ok {
+			m.note("   (no MRTR flow in progress: step skipped)")
+			return nil
+		}
+		msgs = [][]byte{b}
 	case opPage:
 		if len(msgs) != 1 {
 			return []problem{{"harness", "bad-step", "a page step holds one list request"}}
@@ -175,6 +198,9 @@ func (m *seqModel) exec(ctx context.Context, st Step) []problem {
 		m.transcript = append([]string(nil), m.transcript[len(m.transcript)-2*maxTranscript:]...)
 	}
 	probs := out.probs
+	if st.Op == opMRTRStart || st.Op == opMRTRRetry {
+		probs = append(probs, m.mrtrJudge(st.Op, msgs[0], out)...)
+	}
 	cancelled := map[string]bool{}
 	for _, raw := range msgs {
 		if d, err := jsonrpc.Decode(raw); err == nil && d.Kind() == jsonrpc.KindNotification && d.Method == "notifications/cancelled" {
@@ -444,6 +470,8 @@ func (m *seqModel) actions(ctx context.Context, fail failFunc) map[string]func(*
 			m.send(ctx, t, fail, req, note)
 		}
 	}
+	m.catalogActions(ctx, fail, a)
+	m.mrtrActions(ctx, fail, a)
 	if m.legacy {
 		a["initialize"] = func(t *rapid.T) {
 			skipDeleted(t)
@@ -483,6 +511,7 @@ func (h *harness) seqCase(ctx context.Context, t *rapid.T, fail failFunc) {
 		return
 	}
 	defer m.close()
+	defer m.restoreCatalog(ctx)
 	if m.legacy && m.http {
 		// Over HTTP a request before initialize has no session to go to:
 		// the case starts with initialize.

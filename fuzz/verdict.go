@@ -127,11 +127,15 @@ func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []St
 		return judge.Rule{Requirement: listRequirement(method)}
 	case "model/cursor-refused":
 		return judge.Rule{Requirement: "PAG-004"}
+	case "model/retry-refused":
+		return judge.Rule{Requirement: "MRTR-005"}
+	case "model/unannounced-change":
+		return judge.Rule{Requirement: "STALE-002"}
 	case "http/ended-session-served":
 		return judge.Rule{Requirement: "HTTP-008"}
 	case "http/delete-failed", "http/reuse-failed":
 		return judge.Rule{Requirement: "HTTP-008", Crash: true}
-	case "harness/bad-step":
+	case "harness/bad-step", "harness/trigger-failed":
 		return judge.Rule{Harness: true}
 	}
 	switch {

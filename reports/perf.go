@@ -17,5 +17,9 @@ func PerformanceLine(r *Report) string {
 	if p.LatencySamples > 0 {
 		lat = fmt.Sprintf("server latency p50 %.1f ms, p99 %.1f ms (%d answers)", p.LatencyP50Ms, p.LatencyP99Ms, p.LatencySamples)
 	}
-	return fmt.Sprintf("%s; %d %s, %d handshakes (%.1f s); run %.1f s", lat, p.Connections, what, p.Handshakes, p.HandshakeMs/1000, float64(r.DurationMs)/1000)
+	pre := ""
+	if p.Prestarted+p.Unused > 0 {
+		pre = fmt.Sprintf(" (%d started ahead of need, %d of them unused)", p.Prestarted+p.Unused, p.Unused)
+	}
+	return fmt.Sprintf("%s; %d %s%s, %d handshakes (%.1f s); run %.1f s", lat, p.Connections, what, pre, p.Handshakes, p.HandshakeMs/1000, float64(r.DurationMs)/1000)
 }

@@ -186,6 +186,46 @@ func BenchmarkRunMutantStdio(b *testing.B) {
 	}
 }
 
+// BenchmarkRunSlowStart measures full runs over stdio against the
+// reference fixture behind a 300 ms start-up (a shell that sleeps, then
+// execs it: a Node or .NET runtime starting), without the pool of
+// processes started ahead of need (prestart=0) and with the default one.
+// It reports the wall time per run (ns/op), the processes started, the
+// time the handshakes cost the run (handshake-s: with the pool only what
+// was left of a process's start-up when a check needed it) and ms/check.
+func BenchmarkRunSlowStart(b *testing.B) {
+	for _, pre := range []int{0, target.DefaultPrestart} {
+		b.Run(fmt.Sprintf("prestart=%d", pre), func(b *testing.B) {
+			dir := b.TempDir()
+			runs := 0
+			for b.Loop() {
+				_, stderr, code, _ := cli(b, []string{"MCPCONFORM_AS_CLI=1"}, "run", "--quiet", "--prestart", fmt.Sprint(pre), "--report-dir", dir,
+					"--", "sh", "-c", `sleep 0.3; exec "$0" fixture aftersales`, os.Args[0])
+				if code != 0 {
+					b.Fatalf("exit %d: %s", code, stderr)
+				}
+				runs++
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rep struct {
+				Performance struct {
+					Connections int64   `json:"connections"`
+					HandshakeMs float64 `json:"handshakeMs"`
+				} `json:"performance"`
+			}
+			if err := json.Unmarshal(raw, &rep); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(rep.Performance.Connections), "processes")
+			b.ReportMetric(rep.Performance.HandshakeMs/1000, "handshake-s")
+			reportRunMetrics(b, dir, runs)
+		})
+	}
+}
+
 // BenchmarkRunReports measures what a full run leaves and costs in memory:
 // the size of each report file (report.html, report.json, junit.xml) and
 // the CLI's peak RSS, for a full run with every report against the

@@ -111,6 +111,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		Target: tg, Revision: rev, Policy: tf.policy, Checks: *checks, Seed: *seed,
 		Duration: *duration, Properties: props, Out: redactingWriter{stderr, redactor.String},
 		Status: true, Live: isTerminal(stderr), Strict: *strict,
+		CatalogChange: catalogTrigger(tf.catalogChange),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform fuzz: %s\n", redactor.String(err.Error()))

@@ -135,6 +135,7 @@ type targetFlags struct {
 	url, bearerEnv, bearerFile, cwd   string
 	secondBearerEnv, secondBearerFile string
 	timeout                           time.Duration
+	prestart                          int
 	headers, envs                     multiFlag
 	configFile, callTools             string
 
@@ -164,6 +165,7 @@ func (tf *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&tf.foreignBearerFile, "foreign-bearer-file", "", "HTTP: file holding a token issued for another audience")
 	fs.StringVar(&tf.cwd, "cwd", "", "working directory of the stdio server")
 	fs.DurationVar(&tf.timeout, "timeout", 5*time.Second, "deadline for each response")
+	fs.IntVar(&tf.prestart, "prestart", target.DefaultPrestart, "stdio: server processes kept started ahead of need, so checks that need a fresh one do not wait for its start-up (0: none)")
 	fs.Var(&tf.headers, "header", "extra HTTP header 'Name: value' (repeatable)")
 	fs.Var(&tf.envs, "env", "extra environment variable NAME=value for the stdio server (repeatable)")
 	fs.StringVar(&tf.configFile, "config", "", "target config file (YAML, see CONFIG.md): transport, command or URL, env, token source, call policy, sample arguments; flags override it")
@@ -179,7 +181,10 @@ func (tf *targetFlags) build(fs *flag.FlagSet, command []string) (*target.Target
 		return nil, nil, err
 	}
 	redactor := wire.NewRedactor()
-	tg := &target.Target{URL: tf.url, Command: command, Env: tf.envs, Dir: tf.cwd, Timeout: tf.timeout, Header: http.Header{}}
+	tg := &target.Target{URL: tf.url, Command: command, Env: tf.envs, Dir: tf.cwd, Timeout: tf.timeout, Header: http.Header{}, Prestart: tf.prestart}
+	if tf.prestart <= 0 {
+		tg.Prestart = -1 // none
+	}
 	for _, h := range tf.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {

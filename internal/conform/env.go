@@ -58,6 +58,8 @@ type Env struct {
 	shared map[catalog.Revision]*sharedSession
 	// closing counts sessions being closed in the background (CloseLater).
 	closing sync.WaitGroup
+	// memos holds the work checks share (Memo).
+	memos memoTable
 }
 
 // CloseLater closes s in the background: a server that keeps its process

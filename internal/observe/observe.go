@@ -17,14 +17,17 @@ package observe
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
@@ -46,6 +49,15 @@ const (
 	keepRequest   = 4 << 10 // bytes of a request frame kept for the quote
 	keepOffending = 64 << 10
 	maxConns      = 4096
+	// maxValid bounds a request the harness sends as valid: a larger one is
+	// a robustness probe (oversized payloads), and its payload is kept
+	// until answered.
+	maxValid = 64 << 10
+	// maxCancelled bounds the unsettled cancellations kept per connection.
+	maxCancelled = 64
+	// CancelGrace is the race window after a cancellation (SPEC-DIGEST
+	// §17.5), the same as CAN-003's own probe.
+	CancelGrace = 200 * time.Millisecond
 )
 
 // Violation is the first offending exchange of one requirement in one
@@ -85,6 +97,28 @@ type request struct {
 	modernShaped bool
 	check        string
 	frame        wire.Frame
+	seq          int64 // Seq of the request frame
+	// valid marks a request the harness sent as valid (wellFormed): its
+	// answers are judged against the message model (RPC-013); answers to
+	// robustness and fault probes are not (house rule 9). raw is its
+	// payload, kept until it is answered, to tell the server's echo of the
+	// harness's own input from its own content.
+	valid bool
+	raw   []byte
+	// cancelled is the harness's notifications/cancelled naming this
+	// request (2026-07-28 stdio, CAN-003), nil when none.
+	cancelled *cancellation
+}
+
+// cancellation is one notifications/cancelled the harness sent for a
+// request in flight.
+type cancellation struct {
+	seq int64     // Seq of the cancellation frame
+	at  time.Time // when it was sent
+	// settled: the server has answered a request sent after the
+	// cancellation, so it has read it (stdio is read in order): what it
+	// sends for the cancelled request from then on is no race.
+	settled bool
 }
 
 type progressState struct {
@@ -124,6 +158,14 @@ type conn struct {
 	// this connection; a roots/list that follows is provoked by that
 	// input, not an unprompted use of an undeclared capability.
 	rootsNudged bool
+	// mixed: requests of more than one revision were sent on this
+	// connection, so a server message that answers none has no known era.
+	mixed bool
+	// sids are the Mcp-Session-Id values seen in responses (HTTP-007).
+	sids map[string]bool
+	// cancelled are the requests the harness cancelled whose
+	// cancellation is not settled yet (bounded).
+	cancelled []*request
 }
 
 // Observer watches every frame of a run. It is safe for concurrent use.
@@ -135,6 +177,10 @@ type Observer struct {
 	order      []vkey
 	tasks      bool // the server advertised the tasks extension somewhere
 	transports map[string]bool
+	// validResults caches the results (revision, method, result bytes)
+	// found valid for the message model (RPC-013): the lists every check
+	// fetches again are validated once.
+	validResults map[[sha256.Size]byte]bool
 }
 
 // New returns an observer with no check running yet.
@@ -245,15 +291,17 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 	}
 	_ = json.Unmarshal(m.Params, &params)
 	if !m.HasID {
-		if m.Method == "notifications/initialized" {
+		switch m.Method {
+		case "notifications/initialized":
 			c.initialized = true
-		}
-		if m.Method == "notifications/roots/list_changed" {
+		case "notifications/roots/list_changed":
 			c.rootsNudged = true
+		case "notifications/cancelled":
+			o.cancelled(c, f, m)
 		}
 		return
 	}
-	r := &request{method: m.Method, check: o.check, frame: keep(f, keepRequest), task: len(params.Task) > 0 && string(params.Task) != "null"}
+	r := &request{method: m.Method, check: o.check, frame: keep(f, keepRequest), seq: f.Seq, task: len(params.Task) > 0 && string(params.Task) != "null"}
 	_, r.modernShaped = params.Meta[metaProtocolVersion]
 	var pv string
 	// A 2026-07-28 request: a supported modern protocolVersion and a
@@ -276,7 +324,13 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		c.progress[r.token] = &progressState{req: r}
 	}
 	if r.rev != "" {
+		if c.era != "" && c.era != r.rev {
+			c.mixed = true
+		}
 		c.era = r.rev
+	}
+	if r.valid = wellFormed(f, m, r.rev); r.valid {
+		r.raw = append([]byte(nil), f.Raw...)
 	}
 	if len(c.pending) >= maxPending {
 		c.pending = map[string]*request{}
@@ -355,6 +409,17 @@ func (o *Observer) received(c *conn, f wire.Frame) {
 
 // answered updates the connection state after a response was judged.
 func (o *Observer) answered(c *conn, e *event) {
+	e.req.raw = nil
+	kept := c.cancelled[:0]
+	for _, r := range c.cancelled {
+		if e.req.seq > r.cancelled.seq {
+			r.cancelled.settled = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(c.cancelled[len(kept):])
+	c.cancelled = kept
 	res := e.result()
 	if caps, ok := res["capabilities"]; ok && (e.req.method == "initialize" || e.req.method == "server/discover") {
 		var m map[string]json.RawMessage
@@ -442,4 +507,78 @@ func canonical(raw json.RawMessage) string {
 		return buf.String()
 	}
 	return string(raw)
+}
+
+// cancelled records the harness's notifications/cancelled for a 2026-07-28
+// request in flight on a stdio connection (CAN-003; on HTTP, closing the
+// stream is the cancellation, CAN-004).
+func (o *Observer) cancelled(c *conn, f wire.Frame, m *jsonrpc.Message) {
+	if c.transport != wire.Stdio {
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	r := c.pending[jsonrpc.RawID(p.RequestID).Key()]
+	if r == nil || r.rev != catalog.Modern || r.cancelled != nil {
+		return
+	}
+	r.cancelled = &cancellation{seq: f.Seq, at: f.Time}
+	if len(c.cancelled) >= maxCancelled {
+		c.cancelled = c.cancelled[1:]
+	}
+	c.cancelled = append(c.cancelled, r)
+}
+
+// wellFormed reports whether the harness sent request m (frame f) as a
+// valid request of revision rev: one JSON-RPC 2.0 request framed alone (no
+// blank line or raw newline around or inside it), a string or integer id,
+// object params or none, not oversized, and valid for the revision's
+// client message model. Robustness and fault probes (malformed ids,
+// params that are not objects, unknown methods, missing or wrong _meta,
+// oversized payloads) are not: what the server answers them may echo the
+// harness's own malformed input.
+func wellFormed(f wire.Frame, m *jsonrpc.Message, rev catalog.Revision) bool {
+	raw := f.Raw
+	if rev == "" || !rev.Known() || f.Truncated || len(raw) == 0 || len(raw) > maxValid ||
+		len(bytes.TrimSpace(raw)) != len(raw) || bytes.ContainsAny(raw, "\r\n") {
+		return false
+	}
+	if m.JSONRPC != "2.0" || !m.ID.Valid() || !m.MethodIsString || m.Method == "" || m.HasResult || m.HasError {
+		return false
+	}
+	if m.HasParams && (len(m.Params) == 0 || m.Params[0] != '{') {
+		return false
+	}
+	def := clientRequests[m.Method]
+	// a method the revision does not define is a probe too (the model has
+	// no definition of it there: ValidateAs says so)
+	return def != "" && len(msgcheck.ValidateAs(string(rev), def, raw)) == 0
+}
+
+// clientRequests are the schema definitions of the requests a client
+// sends, by method (the members of each revision's ClientRequest union).
+var clientRequests = map[string]string{
+	"initialize":               "InitializeRequest",
+	"ping":                     "PingRequest",
+	"server/discover":          "DiscoverRequest",
+	"tools/list":               "ListToolsRequest",
+	"tools/call":               "CallToolRequest",
+	"prompts/list":             "ListPromptsRequest",
+	"prompts/get":              "GetPromptRequest",
+	"resources/list":           "ListResourcesRequest",
+	"resources/templates/list": "ListResourceTemplatesRequest",
+	"resources/read":           "ReadResourceRequest",
+	"resources/subscribe":      "SubscribeRequest",
+	"resources/unsubscribe":    "UnsubscribeRequest",
+	"subscriptions/listen":     "SubscriptionsListenRequest",
+	"completion/complete":      "CompleteRequest",
+	"logging/setLevel":         "SetLevelRequest",
+	"tasks/get":                "GetTaskRequest",
+	"tasks/result":             "GetTaskPayloadRequest",
+	"tasks/cancel":             "CancelTaskRequest",
+	"tasks/list":               "ListTasksRequest",
 }

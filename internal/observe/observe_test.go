@@ -2,6 +2,7 @@ package observe
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,11 +27,18 @@ func (f *feed) recv(conn, raw string) {
 	f.o.Frame(wire.Frame{Seq: f.seq, Conn: conn, Dir: wire.In, Kind: wire.KindMessage, Raw: []byte(raw)})
 }
 
+// only requires exactly the violations want. The other rules' tests feed
+// minimal messages that the message model rejects (a tools/list result
+// without ttlMs): RPC-013 is left out unless want names it.
 func only(t *testing.T, o *Observer, want ...string) []Violation {
 	t.Helper()
-	vs := o.Violations()
+	var vs []Violation
 	var got []string
-	for _, v := range vs {
+	for _, v := range o.Violations() {
+		if v.Requirement == "RPC-013" && !slices.Contains(want, "RPC-013") {
+			continue
+		}
+		vs = append(vs, v)
 		got = append(got, v.Requirement)
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {

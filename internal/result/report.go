@@ -64,6 +64,11 @@ type Performance struct {
 	Connections int64   `json:"connections"`
 	Handshakes  int64   `json:"handshakes"`
 	HandshakeMs float64 `json:"handshakeMs"`
+	// Prestarted of the Connections were stdio server processes started
+	// ahead of need and taken by a check; Unused ones were started ahead
+	// of need and ended unused (both counted in Connections).
+	Prestarted int64 `json:"prestarted,omitempty"`
+	Unused     int64 `json:"unused,omitempty"`
 }
 
 // Tool identifies mcpconform.

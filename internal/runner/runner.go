@@ -122,9 +122,13 @@ func Run(cfg Config) (*Outcome, error) {
 	obs := observe.New()
 	tg.Recorder.SetObserver(obs.Frame)
 	defer tg.Recorder.SetObserver(nil)
+	// stdio server processes started ahead of need (target.StartPool);
+	// not before the era probes, whose start-up they would slow.
+	defer tg.ClosePool()
 	ctx, cancel := context.WithTimeout(sigCtx, 2*tg.Timeout+10*time.Second)
 	det := tg.Detect(ctx)
 	cancel()
+	tg.StartPool()
 	// The probes' notes quote server replies: redact them once, here.
 	det.Notes = redactAll(tg.Recorder.Redactor(), det.Notes)
 	if sigCtx.Err() != nil {
@@ -558,5 +562,6 @@ func performanceOf(env *conform.Env) *result.Performance {
 		LatencySamples: l.Count(), LatencyP50Ms: ms(l.Quantile(0.5)), LatencyP99Ms: ms(l.Quantile(0.99)),
 		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout),
 		Connections: st.Connections, Handshakes: st.Handshakes, HandshakeMs: st.HandshakeMs,
+		Prestarted: st.Prestarted, Unused: st.Unused,
 	}
 }

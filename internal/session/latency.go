@@ -70,9 +70,15 @@ func (l *Latency) Quantile(q float64) time.Duration {
 
 // observe records the answer time of a cheap method's result. The first
 // answer of a connection is left out: on stdio it includes the process's
-// start-up.
+// start-up; so is an answer to a request sent while others were in flight
+// or behind raw input the server had not answered yet (a barrier after
+// megabytes of input measures the input, not the server's pace).
 func (s *Session) observe(method string, resp *Response, err error) {
 	if err != nil || resp == nil || resp.Msg == nil {
+		return
+	}
+	if !resp.clean {
+		s.warm.Store(true)
 		return
 	}
 	if !s.warm.Swap(true) || s.opts.Latency == nil || !cheap[method] {

@@ -21,7 +21,6 @@ import (
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/wire"
-	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
 )
 
 // Meta keys of 2026-07-28.
@@ -106,6 +105,11 @@ type Response struct {
 	Exchange []wire.Frame
 	// Elapsed is the time from send to answer.
 	Elapsed time.Duration
+
+	// clean: the request was the only one in flight and the server had
+	// answered (sent something) since the last raw payload was written,
+	// so Elapsed is the server's plain answer time (a latency sample).
+	clean bool
 }
 
 // Status returns the HTTP status of the reply, 0 on stdio.
@@ -193,6 +197,8 @@ type call struct {
 	method       string
 	payload      []byte
 	mark, lastIn int64
+	// clean: see Response.clean.
+	clean bool
 }
 
 // Session is one MCP client session over one connection.
@@ -214,6 +220,9 @@ type Session struct {
 	// lastInAt is when the last incoming frame was handled, timedOutAt
 	// when the last call that timed out was sent (under mu; Stalled).
 	lastInAt, timedOutAt time.Time
+	// rawAt is when a raw payload (SendRaw, CallRaw) was last written
+	// (under mu): answers behind unparsed input are no latency samples.
+	rawAt time.Time
 
 	mu            sync.Mutex
 	pending       map[string]*call // by ID.Key()
@@ -575,6 +584,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 // CallRaw sends payload (which must carry id) and waits for the response
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
+	s.markRaw()
 	return s.callRaw(ctx, id, payload, so, timeout, "")
 }
 
@@ -594,6 +604,7 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, payload: payload, mark: s.rec.Seq()}
 	s.mu.Lock()
 	c.lastIn = s.lastIn
+	c.clean = len(s.pending) == 0 && (s.rawAt.IsZero() || s.lastInAt.After(s.rawAt))
 	if s.closed {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %v", wire.ErrClosed, s.closedErr)
@@ -645,6 +656,7 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 		return s.withReply(c, reply), fmt.Errorf("%w: no response to %s within %s", wire.ErrTimeout, id, timeout)
 	}
 	resp := s.withReply(c, reply)
+	resp.clean = c.clean
 	if resp.Msg != nil {
 		s.answered.Store(true)
 	}
@@ -669,38 +681,6 @@ func (s *Session) withReply(c *call, reply *wire.Reply) *Response {
 		delete(s.byExch, reply.Exchange)
 	}
 	return resp
-}
-
-// Notify sends a notification. On HTTP the reply head is returned.
-func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.Reply, error) {
-	var p json.RawMessage
-	if params != nil {
-		var err error
-		if p, err = json.Marshal(params); err != nil {
-			return nil, err
-		}
-	}
-	var payload []byte
-	if p == nil {
-		payload = jsonrpc.Notification(method, nil)
-	} else {
-		payload = jsonrpc.Notification(method, p)
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	hdr := s.headersFor(method, p)
-	return s.conn.Send(ctx, payload, &wire.SendOptions{Header: hdr})
-}
-
-// SendRaw sends payload as is, with the session's headers for method
-// (method may be "" for none). It does not wait for anything.
-func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOptions) (*wire.Reply, error) {
-	if !wellFormedNotification(bytes.TrimSuffix(payload, []byte("\n"))) && wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) == "" {
-		s.junk.Store(true)
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	return s.conn.Send(ctx, payload, so)
 }
 
 // ModernMeta returns the _meta a well-behaved 2026-07-28 client sends.
@@ -745,52 +725,14 @@ func (s *Session) headersFor(method string, params json.RawMessage) http.Header 
 	if s.conn.Transport() != wire.HTTP {
 		return http.Header{}
 	}
-	if !s.Modern() {
-		return s.legacyHeaders()
-	}
-	h := http.Header{}
-	h.Set(HeaderProtocolVersion, string(catalog.Modern))
-	if method != "" {
-		h.Set(HeaderMethod, streamhttp.EncodeHeaderValue(method))
-	}
-	if name, ok := NameFor(method, params); ok {
-		h.Set(HeaderName, streamhttp.EncodeHeaderValue(name))
-	}
-	return h
-}
-
-// NameFor returns the value of Mcp-Name for method: params.name for
-// tools/call and prompts/get, params.uri for resources/read.
-func NameFor(method string, params json.RawMessage) (string, bool) {
-	var field string
-	switch method {
-	case "tools/call", "prompts/get":
-		field = "name"
-	case "resources/read":
-		field = "uri"
-	default:
-		return "", false
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(params, &obj) != nil {
-		return "", false
-	}
-	var v string
-	if json.Unmarshal(obj[field], &v) != nil {
-		return "", false
-	}
-	return v, true
+	s.mu.Lock()
+	sid, negotiated := s.sessionID, s.negotiated
+	s.mu.Unlock()
+	return HTTPHeaders(s.Modern(), sid, negotiated, method, params)
 }
 
 func (s *Session) legacyHeaders() http.Header {
-	h := http.Header{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sessionID != "" {
-		h.Set(HeaderSessionID, s.sessionID)
-	}
-	if s.negotiated != "" && s.negotiated >= catalog.R20250618 {
-		h.Set(HeaderProtocolVersion, string(s.negotiated))
-	}
-	return h
+	return HTTPHeaders(false, s.sessionID, s.negotiated, "", nil)
 }

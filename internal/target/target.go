@@ -50,12 +50,17 @@ type Target struct {
 	Timeout time.Duration
 	// Recorder records all traffic.
 	Recorder *wire.Recorder
+	// Prestart is how many stdio server processes the run keeps started
+	// ahead of need (StartPool): 0 means DefaultPrestart, negative none.
+	Prestart int
 
 	seq    atomic.Int64
 	lat    session.Latency
 	faults session.Faults
 	// counters for the report (Stats)
 	handshakes, handshakeNs atomic.Int64
+	// pool: stdio processes started ahead of need (StartPool).
+	pool pool
 }
 
 // Faults returns the systematic faults recognised on every session of the
@@ -66,17 +71,27 @@ func (t *Target) Faults() *session.Faults { return &t.faults }
 func (t *Target) Latency() *session.Latency { return &t.lat }
 
 // Stats counts what a run opened: connections (on stdio each one a new
-// server process), the handshakes performed on them, and the time those
-// handshakes took (on stdio including the process's start-up).
+// server process, those started ahead of need included), the handshakes
+// performed on them, and the time those handshakes took (on stdio
+// including what was left of the process's start-up when it was needed).
 type Stats struct {
 	Connections int64
 	Handshakes  int64
 	HandshakeMs float64
+	// Prestarted processes were taken from the pool (StartPool); Unused
+	// ones were started ahead of need and not used (so far: idle ones
+	// count).
+	Prestarted, Unused int64
 }
 
 // Stats returns the counts so far.
 func (t *Target) Stats() Stats {
-	return Stats{Connections: t.seq.Load(), Handshakes: t.handshakes.Load(), HandshakeMs: float64(t.handshakeNs.Load()) / 1e6}
+	t.pool.mu.Lock()
+	// idle ones and those being started are unused so far
+	pre, unused := t.pool.taken, t.pool.unused+int64(len(t.pool.idle)+t.pool.inflight)
+	t.pool.mu.Unlock()
+	return Stats{Connections: t.seq.Load(), Handshakes: t.handshakes.Load(), HandshakeMs: float64(t.handshakeNs.Load()) / 1e6,
+		Prestarted: pre, Unused: unused}
 }
 
 func (t *Target) sessionOptions(rev catalog.Revision) session.Options {
@@ -117,11 +132,11 @@ func (t *Target) Validate() error {
 
 // Connect opens a new connection: a new process on stdio, a new HTTP
 // client (and so new TCP connections) on HTTP.
-func (t *Target) Connect() (wire.Conn, error) { return t.connect(t.Bearer, "") }
+func (t *Target) Connect() (wire.Conn, error) { return t.connect(t.Bearer, "", true) }
 
-func (t *Target) connect(bearer, suffix string) (wire.Conn, error) {
-	n := t.seq.Add(1)
+func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) {
 	if t.URL != "" {
+		n := t.seq.Add(1)
 		hdr := t.Header.Clone()
 		return streamhttp.New(streamhttp.Options{
 			URL:      t.URL,
@@ -131,13 +146,13 @@ func (t *Target) connect(bearer, suffix string) (wire.Conn, error) {
 			Recorder: t.Recorder,
 		})
 	}
-	return stdio.Start(stdio.Options{
-		Command:  t.Command,
-		Env:      t.Env,
-		Dir:      t.Dir,
-		Name:     fmt.Sprintf("stdio#%d", n),
-		Recorder: t.Recorder,
-	})
+	if !pooled {
+		return t.startStdio(false)
+	}
+	if c := t.take(); c != nil {
+		return c, nil
+	}
+	return t.startStdio(false)
 }
 
 // Session opens a new connection and wraps it in a session for rev
@@ -147,7 +162,13 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return session.New(conn, t.sessionOptions(rev)), nil
+	o := t.sessionOptions(rev)
+	if sc, ok := conn.(*stdio.Conn); ok && sc.Prestarted() {
+		// started with others ahead of need: its start-up, stretched on a
+		// loaded machine, is not a hung server (as SessionStarting)
+		o.Startup = StartupFactor * t.Timeout
+	}
+	return session.New(conn, o), nil
 }
 
 // StartupFactor multiplies the timeout for the first answer of a process a
@@ -156,9 +177,12 @@ const StartupFactor = 3
 
 // SessionStarting is Session for a connection opened at the same time as
 // others: its first call may take StartupFactor × the timeout (a process's
-// start-up, stretched on a loaded machine, is not a hung server).
+// start-up, stretched on a loaded machine, is not a hung server). It never
+// takes a process started ahead of need: the sessions of such a group are
+// compared with each other (a call's time in one is its natural duration
+// in another), so they all start alike, at once.
 func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error) {
-	conn, err := t.Connect()
+	conn, err := t.connect(t.Bearer, "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +239,7 @@ func (t *Target) OpenSecond(ctx context.Context, rev catalog.Revision) (*session
 	if !t.HasSecondPrincipal() {
 		return nil, errors.New("no second principal was given")
 	}
-	conn, err := t.connect(t.SecondBearer, "/second")
+	conn, err := t.connect(t.SecondBearer, "/second", true)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +254,7 @@ func (t *Target) SessionWith(rev catalog.Revision, bearer, label string) (*sessi
 	if t.URL == "" {
 		return nil, errors.New("a connection with another credential needs an HTTP target")
 	}
-	conn, err := t.connect(bearer, "/"+label)
+	conn, err := t.connect(bearer, "/"+label, true)
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ var _ = c.Area("auth", func() {
 		}
 		var bad []string
 		if !p.challenged {
-			bad = append(bad, "a request without Authorization → "+describe(p.noToken))
+			bad = append(bad, "a request without Authorization → "+describeChallenge(p.noToken))
 		}
 		for _, pr := range probes {
 			resp := probeWith(t, pr.authz, "bad-token")
@@ -105,7 +105,7 @@ var _ = c.Area("auth", func() {
 			case st == http.StatusBadRequest && pr.malformed:
 				t.Warn("%s got 400 (RFC 6750 invalid_request) rather than 401", pr.what)
 			default:
-				bad = append(bad, pr.what+" → "+describe(resp))
+				bad = append(bad, pr.what+" → "+describeChallenge(resp))
 			}
 		}
 		if len(bad) > 0 {
@@ -140,7 +140,7 @@ var _ = c.Area("auth", func() {
 			return
 		}
 		if t.Rev < catalog.R20251125 {
-			t.Violation(`WWW-Authenticate: Bearer resource_metadata="<absolute URL>" on 401`, describe(p.noToken),
+			t.Violation(`WWW-Authenticate: Bearer resource_metadata="<absolute URL>" on 401`, describeChallenge(p.noToken),
 				"the 401 does not name the protected resource metadata")
 		}
 		var tried []string
@@ -155,7 +155,7 @@ var _ = c.Area("auth", func() {
 			}
 			tried = append(tried, fmt.Sprintf("%s → %d", u, st))
 		}
-		t.Violation("resource_metadata in the 401 challenge, or the metadata (200, JSON) at a well-known URI", describe(p.noToken)+"; "+strings.Join(tried, "; "),
+		t.Violation("resource_metadata in the 401 challenge, or the metadata (200, JSON) at a well-known URI", describeChallenge(p.noToken)+"; "+strings.Join(tried, "; "),
 			"neither mechanism points a client to the protected resource metadata")
 	})
 
@@ -169,7 +169,7 @@ var _ = c.Area("auth", func() {
 				return
 			}
 		}
-		t.Violation(`WWW-Authenticate: Bearer ... scope="..."`, describe(p.noToken), "the 401 challenge names no scope")
+		t.Violation(`WWW-Authenticate: Bearer ... scope="..."`, describeChallenge(p.noToken), "the 401 challenge names no scope")
 	})
 
 	c.It("AUTH-005", "a valid token issued for another audience gets 401", func(t *c.T) {
@@ -179,7 +179,7 @@ var _ = c.Area("auth", func() {
 			t.NA("needs a valid token issued for another audience or resource: give one with --foreign-bearer-env NAME or --foreign-bearer-file PATH")
 		}
 		resp := probeWith(t, "Bearer "+tg.ForeignBearer, "foreign")
-		t.Check(resp.Status() == http.StatusUnauthorized, "401", describe(resp),
+		t.Check(resp.Status() == http.StatusUnauthorized, "401", describeChallenge(resp),
 			"a token issued for another audience (%s) was not refused with 401", tg.ForeignBearerSource)
 	})
 
@@ -200,7 +200,7 @@ var _ = c.Area("auth", func() {
 		cand := findWeakRefusal(t, strong, weak)
 		resp := cand.weak
 		if resp.Status() != http.StatusForbidden {
-			t.Violation("403 with WWW-Authenticate: Bearer error=\"insufficient_scope\"", describe(resp),
+			t.Violation("403 with WWW-Authenticate: Bearer error=\"insufficient_scope\"", describeChallenge(resp),
 				"the weaker token's call of %s (executed with the main token) was refused without 403", cand.name)
 		}
 		insufficientScope(t, resp, "the weaker token's call of "+cand.name)
@@ -235,7 +235,7 @@ var _ = c.Area("auth", func() {
 		case st >= 400:
 			t.Warn("the request with the token only in the query string was refused with %d rather than 401", st)
 		default:
-			t.Violation("401 (a token in the query string is never accepted)", describe(resp),
+			t.Violation("401 (a token in the query string is never accepted)", describeChallenge(resp),
 				"the server accepted the access token from the query string")
 		}
 	})
@@ -257,7 +257,7 @@ var _ = c.Area("auth", func() {
 				return
 			}
 			if resp.Status() != http.StatusUnauthorized {
-				bad = append(bad, fmt.Sprintf("%s (%s) → %s", what, m, describe(resp)))
+				bad = append(bad, fmt.Sprintf("%s (%s) → %s", what, m, describeChallenge(resp)))
 			}
 		}
 		later("a later request without Authorization", &session.CallOptions{Remove: []string{"Authorization"}})
@@ -364,7 +364,11 @@ var _ = c.Area("auth", func() {
 		t.Check(len(absent) == 0, "metadata at "+u+" or the default /authorize, /token and /register endpoints",
 			fmt.Sprintf("%s → %d; %s", u, st, strings.Join(absent, "; ")), "neither authorization server metadata nor the default endpoints exist")
 	})
+})
 
+// STALE-007 is a staleness check (its container and label say so) that
+// lives here because it needs the weak-token machinery of this area.
+var _ = c.Area("staleness", func() {
 	c.It("STALE-007", "a tool the weaker token may not use is refused at call time even after a listing made with the stronger token", func(t *c.T) {
 		requireProtected(t)
 		needToken(t, "to list the catalog with the stronger rights")
@@ -384,7 +388,7 @@ var _ = c.Area("auth", func() {
 			t.Error("tools/call %s: %v", cand.name, err)
 		}
 		t.Check(!succeeded(resp), "a refusal (401/403, a JSON-RPC error or isError), as the weaker token gets on its own session",
-			describe(resp), "the weaker token's call of %s executed in a session listed with the stronger token", cand.name)
+			describeChallenge(resp), "the weaker token's call of %s executed in a session listed with the stronger token", cand.name)
 	})
 })
 
@@ -401,7 +405,7 @@ func insufficientScope(t *c.T, resp *session.Response, what string) {
 		}
 	}
 	t.Check(scoped == 1 && complete == 1,
-		`one challenge: Bearer error="insufficient_scope", scope="<every scope needed>", resource_metadata="<URL>"`, describe(resp),
+		`one challenge: Bearer error="insufficient_scope", scope="<every scope needed>", resource_metadata="<URL>"`, describeChallenge(resp),
 		"the 403 for %s does not carry one complete insufficient_scope challenge", what)
 }
 

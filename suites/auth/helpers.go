@@ -65,7 +65,7 @@ func served(resp *session.Response) bool {
 }
 
 // describe renders an HTTP reply with its WWW-Authenticate challenge.
-func describe(resp *session.Response) string {
+func describeChallenge(resp *session.Response) string {
 	d := resp.Describe()
 	if resp != nil && resp.Reply != nil {
 		if v := resp.Reply.Header.Values("WWW-Authenticate"); len(v) > 0 {

@@ -1,5 +1,7 @@
-// Package caching checks what depends on who asks: a result marked public
-// must be the same for every principal (CACHE-003).
+// Package caching holds the caching-hint checks of 2026-07-28 (CACHE-xxx):
+// complete results carry ttlMs and cacheScope and interim ones do not
+// (hints.go), and a result marked public is the same for every principal
+// (CACHE-003).
 package caching
 
 import (

@@ -34,6 +34,7 @@ type invalidProbe struct {
 // fresh connection, so one fault does not hide the next.
 func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProbe) {
 	var crashes, mustBroken, silent []string
+	var lost []lostServer
 	rejected, nullIDs := 0, 0
 	barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
 	for i, k := range cases {
@@ -63,7 +64,7 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 			}
 		}
 		if !alive {
-			crashes = append(crashes, fmt.Sprintf("after a request with %s: %s", k.what, lostHow(s, method, err)))
+			lost = append(lost, lostServer{fmt.Sprintf("after a request with %s: %s", k.what, lostHow(s, method, err)), s})
 			if i == len(cases)-1 {
 				break
 			}
@@ -74,7 +75,7 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 			}
 			defer fresh.Close()
 			s = fresh
-			barrier(t, s)
+			// handshaken just now: nothing of earlier traffic to settle
 			continue
 		}
 		if len(rs) > 0 {
@@ -91,6 +92,7 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 			silent = append(silent, k.what)
 		}
 	}
+	crashes = append(stillLost(t, lost), crashes...)
 	if rejected > 0 {
 		t.Note("%d of %d invalid requests were rejected with an HTTP 4xx and no JSON-RPC error", rejected, len(cases))
 	}

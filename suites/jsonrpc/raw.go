@@ -89,7 +89,7 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 		select {
 		case <-reply.Done:
 		case <-ctx.Done():
-			unread.Store(unreadKey(s, reply.Exchange), wait)
+			unreadOf(t).Store(unreadKey(s, reply.Exchange), wait)
 			t.Env.Recorder().Note(s.Conn().Name(), fmt.Sprintf("the reply (HTTP %d) did not end within %s: the harness stopped reading its body", reply.Status, wait))
 		}
 		// Done means the frames were queued, not that the session has
@@ -99,17 +99,20 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 	return reply, nil
 }
 
-// unread holds the HTTP exchanges whose body sendRaw stopped reading
-// before it ended (connection name and exchange → the wait).
-var unread sync.Map
+// unread holds, per run, revision and transport, the HTTP exchanges whose
+// body sendRaw stopped reading before it ended (connection name and
+// exchange → the wait).
+var unread = c.NewMemo[*sync.Map]("the unread replies")
+
+func unreadOf(t *c.T) *sync.Map { return unread.Get(t, func() *sync.Map { return &sync.Map{} }) }
 
 func unreadKey(s *session.Session, ex int64) string { return fmt.Sprintf("%s/%d", s.Conn().Name(), ex) }
 
 // bodyWords describes the body of HTTP exchange ex as it came: its bytes,
 // empty, or not read to its end (evidence must state the wire truly).
-func bodyWords(s *session.Session, mark, ex int64) string {
+func bodyWords(t *c.T, s *session.Session, mark, ex int64) string {
 	b := replyBody(s, mark, ex)
-	if w, ok := unread.Load(unreadKey(s, ex)); ok {
+	if w, ok := unreadOf(t).Load(unreadKey(s, ex)); ok {
 		if len(b) == 0 {
 			return fmt.Sprintf("no body read within %s (the reply did not end)", w)
 		}
@@ -132,51 +135,36 @@ func dropped(r *wire.Reply) bool { return r != nil && r.Status == 0 }
 // grace window: a server that handles its input in order has by then
 // answered (or decided not to answer) everything sent before it. It reports
 // whether the server answered: false means it died or stopped answering.
+// The barrier is waited for the run's adaptive patience (conform's
+// T.Patience: a multiple of the server's observed p99 latency, with a
+// floor), not the per-response timeout: a hung server is recognised in the
+// server's own measure. A server that is merely slow and answers after
+// that still answers before the check ends: hungAtEnd tells them apart.
 func barrier(t *c.T, s *session.Session) bool {
-	began := time.Now()
-	ok := barrierWithin(t, s, latencies.wait(s.Timeout()))
-	if ok {
-		latencies.observe(time.Since(began) - t.Window())
-	}
-	return ok
+	return barrierWithin(t, s, t.Patience())
 }
 
-// latencies keeps the round trips of the last answered barriers of the run
-// (the server's normal latency): once some are known, a barrier is waited
-// for a generous multiple of them instead of the whole per-response
-// timeout, so a server that stops answering is recognised fast, and a slow
-// one still gets waits in its own measure. (Until conform.Env measures
-// latency for every check.)
-var latencies latencyWindow
-
-type latencyWindow struct {
-	mu   sync.Mutex
-	last []time.Duration
+// lostServer is a session whose barrier went unanswered after a probe
+// (what: the crash as reported).
+type lostServer struct {
+	what string
+	s    *session.Session
 }
 
-func (l *latencyWindow) observe(d time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.last = append(l.last, d)
-	if len(l.last) > 16 {
-		l.last = l.last[1:]
+// stillLost returns the crashes of lost whose session is still silent (or
+// closed) now, when the check has done its other probes: a server that
+// answered after the patience ran out (a loaded machine) was slow, not
+// hung, and gets a note instead.
+func stillLost(t *c.T, lost []lostServer) []string {
+	var out []string
+	for _, l := range lost {
+		if closed, _ := l.s.Closed(); closed || l.s.Stalled() {
+			out = append(out, l.what)
+			continue
+		}
+		t.Note("%s — but the server answered later (after the %s patience): slow, not hung", l.what, t.Patience())
 	}
-}
-
-// wait is 100 times the slowest of the recent barriers, at least half the
-// timeout (a loaded machine stalls a process for a second now and then),
-// at most timeout (timeout itself while none is known).
-func (l *latencyWindow) wait(timeout time.Duration) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.last) == 0 {
-		return timeout
-	}
-	var worst time.Duration
-	for _, d := range l.last {
-		worst = max(worst, d)
-	}
-	return min(timeout, max(timeout/2, 100*worst))
+	return out
 }
 
 // barrierWithin is barrier with the wait for the barrier's answer (input of

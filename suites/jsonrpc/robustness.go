@@ -66,7 +66,7 @@ var _ = c.Area("jsonrpc", func() {
 				rejected[r.reply.Exchange] = true
 				t.Note("%s was rejected with HTTP %d", r.what, st)
 			default:
-				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, %s", st, bodyWords(s, mark, r.reply.Exchange)),
+				t.Violation("HTTP 202 Accepted with an empty body (or a 4xx rejection)", fmt.Sprintf("HTTP %d, %s", st, bodyWords(t, s, mark, r.reply.Exchange)),
 					"%s was answered like a request", r.what)
 			}
 		}
@@ -109,6 +109,7 @@ var _ = c.Area("jsonrpc", func() {
 		}()
 		barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
 		s, crashes := atTheLimits(t, s, m, &opened)
+		var lost []lostServer
 		var problems []string
 		var expected, actual string
 		for _, k := range cases {
@@ -121,7 +122,7 @@ var _ = c.Area("jsonrpc", func() {
 			// The barrier decides: a server that drops the input silently
 			// has answered the request after it by then.
 			if err != nil || !barrier(t, s) {
-				crashes = append(crashes, fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)))
+				lost = append(lost, lostServer{fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)), s})
 				fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
 				if oerr != nil {
 					crashes = append(crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
@@ -129,7 +130,7 @@ var _ = c.Area("jsonrpc", func() {
 				}
 				opened = append(opened, fresh)
 				s = fresh
-				barrier(t, s)
+				// handshaken just now: nothing of earlier traffic to settle
 				continue
 			}
 			var got *jsonrpc.Message
@@ -146,13 +147,13 @@ var _ = c.Area("jsonrpc", func() {
 			case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
 				// Streamable HTTP: invalid input gets 400, whose body MAY
 				// carry a JSON-RPC error (the transport's rule, not a miss)
-				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(s, mark, reply.Exchange))
+				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(t, s, mark, reply.Exchange))
 			case got == nil:
 				a := "silence (the server answered the " + m + " sent after it)"
 				if dropped(reply) {
 					a = "the server dropped the connection without an HTTP response"
 				} else if reply != nil {
-					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
 				}
 				problem(a, "%s got no parse error", k.what)
 			case got.HasResult:
@@ -166,6 +167,7 @@ var _ = c.Area("jsonrpc", func() {
 				}
 			}
 		}
+		crashes = append(crashes, stillLost(t, lost)...)
 		if len(crashes) > 0 {
 			for _, p := range problems {
 				t.Warn("also: %s", p)
@@ -244,7 +246,7 @@ var _ = c.Area("jsonrpc", func() {
 			t.ExpectAlive(s, "a batch of requests only")
 			for _, r := range rs2 {
 				if r.msg.HasResult && r.msg.HasID && (r.msg.ID.Key() == c2.Key() || r.msg.ID.Key() == d.Key()) {
-					t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describe(rs2),
+					t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describeReceived(rs2),
 						"the server executed an element (%s) of a batch of requests only although %s has no batches", r.msg.ID, t.Rev)
 				}
 			}
@@ -262,14 +264,14 @@ var _ = c.Area("jsonrpc", func() {
 		}
 		if t.Rev == catalog.R20250326 {
 			for _, id := range []jsonrpc.ID{a, b} {
-				t.Check(count[id.Key()] == 1 && success[id.Key()], fmt.Sprintf("one result for %s", id), describe(rs),
+				t.Check(count[id.Key()] == 1 && success[id.Key()], fmt.Sprintf("one result for %s", id), describeReceived(rs),
 					"the batch element %s was not answered exactly once with a result", id)
 			}
 			return
 		}
 		for _, id := range []jsonrpc.ID{a, b} {
 			if success[id.Key()] {
-				t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describe(rs),
+				t.Violation("the batch rejected (4xx or -32600) and none of its elements executed", describeReceived(rs),
 					"the server executed a batch element (%s) although %s has no batches", id, t.Rev)
 			}
 		}
@@ -282,7 +284,7 @@ var _ = c.Area("jsonrpc", func() {
 		case count[a.Key()] == 1 && count[b.Key()] == 1:
 			// one error per element
 		default:
-			actual := describe(rs)
+			actual := describeReceived(rs)
 			if reply != nil {
 				actual = fmt.Sprintf("HTTP %d; %s", reply.Status, actual)
 			}
@@ -358,18 +360,12 @@ var _ = c.Area("jsonrpc", func() {
 const (
 	oversizedBytes = 3 << 20
 	deepLevels     = 20000
-	// limitWait is the least time a server gets to answer such input
-	// (parsing megabytes takes a loaded machine a while; the per-response
-	// timeout applies when it is longer).
+	// limitWait is the least time a server gets to answer the request of
+	// megabytes (parsing it takes a loaded machine a while; the
+	// per-response timeout applies when it is longer); the nested ones,
+	// kilobytes, get the run's adaptive patience like any barrier.
 	limitWait = 10 * time.Second
 )
-
-// oversizedString is a JSON string of oversizedBytes characters.
-func oversizedString() []byte {
-	b := bytes.Repeat([]byte("x"), oversizedBytes+2)
-	b[0], b[len(b)-1] = '"', '"'
-	return b
-}
 
 // atTheLimits returns the session to go on with (a fresh one when the
 // server was lost; nil when none could be opened) and the crashes seen.
@@ -383,10 +379,11 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		params["_meta"] = mergeMeta(params["_meta"], map[string]any{"mcpconform/" + tag: value})
 		return id, request(id, method, params)
 	}
-	// The megabytes go in as text, in place of a marker: encoded with the
-	// request, they would be copied several times over (memory, time).
+	// The megabytes go in as text too, in one allocation of the final
+	// size: through json.Marshal they cost several copies of themselves,
+	// the peak of a run's memory.
 	bigID, big := withParam("oversized", json.RawMessage(`"@@BIG@@"`))
-	big = bytes.Replace(big, []byte(`"@@BIG@@"`), oversizedString(), 1)
+	big = withLongString(big, `"@@BIG@@"`, oversizedBytes)
 	// encoding/json refuses to write JSON deeper than 10000 levels: the
 	// nesting goes in as text, in place of a marker.
 	deepID, deep := withParam("deep", json.RawMessage(`"@@DEEP@@"`))
@@ -418,7 +415,11 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		// too. One that parses concurrently gets as long again as the
 		// input and the barrier took (at most limitWait) to answer it.
 		began := time.Now()
-		alive := err == nil && barrierWithin(t, s, max(s.Timeout(), limitWait))
+		wait := t.Patience() // kilobytes: parsed as fast as anything else
+		if len(k.payload) > 1<<20 {
+			wait = max(s.Timeout(), limitWait)
+		}
+		alive := err == nil && barrierWithin(t, s, wait)
 		if !alive {
 			actual := lostHow(s, method, err)
 			if dropped(reply) {
@@ -434,7 +435,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			}
 			*opened = append(*opened, fresh)
 			s = fresh
-			barrier(t, s)
+			// handshaken just now: nothing of earlier traffic to settle
 			continue
 		}
 		if reply != nil && reply.Status >= 400 && reply.Status < 500 {
@@ -449,7 +450,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			if dropped(reply) {
 				what = "a dropped connection (no HTTP response)"
 			} else if reply != nil {
-				what = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(s, mark, reply.Exchange))
+				what = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
 			}
 			t.Warn("%s got no answer (%s) although the server stays alive and answered the %s after it: the input was dropped silently; an error (or a 4xx) would tell the client", k.what, what, method)
 			continue
@@ -461,6 +462,24 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		t.Note("%s got %s", k.what, what)
 	}
 	return s, crashes
+}
+
+// withLongString returns payload with marker replaced by a JSON string of n
+// letters x, built in one allocation of the size it needs.
+func withLongString(payload []byte, marker string, n int) []byte {
+	i := bytes.Index(payload, []byte(marker))
+	if i < 0 {
+		return payload
+	}
+	out := make([]byte, len(payload)-len(marker)+n+2)
+	k := copy(out, payload[:i])
+	out[k] = '"'
+	for j := k + 1; j <= k+n; j++ {
+		out[j] = 'x'
+	}
+	out[k+n+1] = '"'
+	copy(out[k+n+2:], payload[i+len(marker):])
+	return out
 }
 
 func mergeMeta(old any, extra map[string]any) map[string]any {
@@ -476,7 +495,7 @@ func mergeMeta(old any, extra map[string]any) map[string]any {
 	return out
 }
 
-func describe(rs []received) string {
+func describeReceived(rs []received) string {
 	if len(rs) == 0 {
 		return "no JSON-RPC response"
 	}

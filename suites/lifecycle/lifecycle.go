@@ -27,11 +27,11 @@ var _ = c.Area("lifecycle", func() {
 		_ = json.Unmarshal(res["protocolVersion"], &version)
 		t.Check(version == string(t.Rev), fmt.Sprintf("protocolVersion %q (the requested, supported version)", t.Rev),
 			string(res["protocolVersion"]), "the server did not echo a version it supports")
-		t.Check(isObject(res["capabilities"]), "capabilities: an object", orAbsent(res["capabilities"]), "capabilities missing or not an object")
+		t.Check(c.IsObject(res["capabilities"]), "capabilities: an object", c.OrAbsent(res["capabilities"]), "capabilities missing or not an object")
 		var info map[string]json.RawMessage
 		_ = json.Unmarshal(res["serverInfo"], &info)
-		t.Check(isString(info["name"]) && isString(info["version"]), `serverInfo {"name": string, "version": string}`,
-			orAbsent(res["serverInfo"]), "serverInfo must carry a string name and version")
+		t.Check(c.IsString(info["name"]) && c.IsString(info["version"]), `serverInfo {"name": string, "version": string}`,
+			c.OrAbsent(res["serverInfo"]), "serverInfo must carry a string name and version")
 	})
 
 	c.It("LIFE-002", "initialize with an unsupported version gets a counter-offer", func(t *c.T) {
@@ -56,7 +56,7 @@ var _ = c.Area("lifecycle", func() {
 		var version string
 		_ = json.Unmarshal(res["protocolVersion"], &version)
 		t.Check(version != "" && version != bogus, "protocolVersion: a version the server supports, not "+bogus,
-			orAbsent(res["protocolVersion"]), "the server must answer an unsupported version with a version it supports")
+			c.OrAbsent(res["protocolVersion"]), "the server must answer an unsupported version with a version it supports")
 		// "This SHOULD be the latest version supported by the server": is a
 		// newer revision accepted when asked for by name? (Each probe on a
 		// fresh connection; none when the offer is already the newest.)
@@ -153,14 +153,14 @@ var _ = c.Area("lifecycle", func() {
 		s := t.Shared() // discover as the very first message is STD-003's concern
 		resp := t.Call(s, "server/discover", nil, nil)
 		res := t.ResultObject("server/discover", resp)
-		t.Check(string(res["resultType"]) == `"complete"`, `resultType "complete"`, orAbsent(res["resultType"]), "discover result must be complete")
+		t.Check(string(res["resultType"]) == `"complete"`, `resultType "complete"`, c.OrAbsent(res["resultType"]), "discover result must be complete")
 		var versions []string
 		t.Check(json.Unmarshal(res["supportedVersions"], &versions) == nil && len(versions) > 0,
-			"supportedVersions: a non-empty array of strings", orAbsent(res["supportedVersions"]), "supportedVersions missing or malformed")
+			"supportedVersions: a non-empty array of strings", c.OrAbsent(res["supportedVersions"]), "supportedVersions missing or malformed")
 		if !slices.Contains(versions, string(catalog.Modern)) {
 			t.Note("supportedVersions %v does not list %s although the request used it", versions, catalog.Modern)
 		}
-		t.Check(isObject(res["capabilities"]), "capabilities: an object", orAbsent(res["capabilities"]), "capabilities missing or not an object")
+		t.Check(c.IsObject(res["capabilities"]), "capabilities: an object", c.OrAbsent(res["capabilities"]), "capabilities missing or not an object")
 		checkCacheHints(t, res)
 	})
 
@@ -182,7 +182,7 @@ var _ = c.Area("lifecycle", func() {
 			_ = json.Unmarshal(res["_meta"], &meta)
 			var info map[string]json.RawMessage
 			_ = json.Unmarshal(meta[session.MetaServerInfo], &info)
-			t.Check(isString(info["name"]) && isString(info["version"]),
+			t.Check(c.IsString(info["name"]) && c.IsString(info["version"]),
 				`result._meta["io.modelcontextprotocol/serverInfo"] with string name and version`, c.Clip(r.Msg.Raw),
 				"a result lacks _meta serverInfo")
 		}
@@ -384,9 +384,9 @@ func checkCacheHints(t *c.T, res map[string]json.RawMessage) {
 	dec.UseNumber()
 	okTTL := dec.Decode(&ttl) == nil
 	n, err := ttl.Int64()
-	t.Check(okTTL && err == nil && n >= 0, "ttlMs: an integer ≥ 0", orAbsent(res["ttlMs"]), "ttlMs missing or invalid")
+	t.Check(okTTL && err == nil && n >= 0, "ttlMs: an integer ≥ 0", c.OrAbsent(res["ttlMs"]), "ttlMs missing or invalid")
 	scope := string(res["cacheScope"])
-	t.Check(scope == `"public"` || scope == `"private"`, `cacheScope "public" or "private"`, orAbsent(res["cacheScope"]), "cacheScope missing or invalid")
+	t.Check(scope == `"public"` || scope == `"private"`, `cacheScope "public" or "private"`, c.OrAbsent(res["cacheScope"]), "cacheScope missing or invalid")
 }
 
 // listKeys walks a list method (capped at 100 pages) and returns the keys.
@@ -429,24 +429,6 @@ func sameSet(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
-}
-
-func isObject(v json.RawMessage) bool { return len(v) > 0 && v[0] == '{' }
-
-func isString(v json.RawMessage) bool { return len(v) > 0 && v[0] == '"' }
-
-func orAbsent(v json.RawMessage) string {
-	if v == nil {
-		return "(absent)"
-	}
-	return c.Clip(v)
-}
-
-func describeErr(resp *session.Response, err error) string {
-	if resp != nil && (resp.Msg != nil || resp.Reply != nil) {
-		return resp.Describe()
-	}
-	return err.Error()
 }
 
 // newestAccepted returns the newest legacy revision after offered that the

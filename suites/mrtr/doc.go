@@ -1,6 +1,8 @@
-// Package mrtr holds the multi round-trip request checks (MRTR-xxx, LIFE-011, LIFE-012).
+// Package mrtr holds the multi round-trip request checks (MRTR-xxx).
 //
-// The targets are found once per revision (helpers.go): every listed prompt
+// The targets are found once per revision and transport
+// (c.MRTRTargets, internal/conform/mrtr.go; the lifecycle checks LIFE-011
+// and LIFE-012 use them too): every listed prompt
 // (prompts/get with its required arguments), resource (resources/read) and
 // tool the call policy allows (tools/call with ArgsFor's arguments) is asked
 // once by a client declaring elicitation (form and URL), sampling (tools,

@@ -3,7 +3,6 @@ package mrtr
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -67,11 +66,11 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-002", "input_required results carry inputRequests (an object), requestState (a string), or both", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, tg := range targets(t) {
+		for _, tg := range c.MRTRTargets(t) {
 			tr := s.RoundTrip(t.Ctx, tg.Method, tg.Params, &session.MRTROptions{})
 			for i, in := range append([]*session.Interim{tg.Interim}, tr.Interims()...) {
 				judged++
-				what := fmt.Sprintf("%s (interim result %d)", tg.what(), i)
+				what := fmt.Sprintf("%s (interim result %d)", tg.What(), i)
 				switch {
 				case in.RequestsRaw == nil && in.State == nil:
 					t.Violation("inputRequests, requestState or both", c.Clip(in.Raw), "%s: an input_required result with neither inputRequests nor requestState", what)
@@ -87,7 +86,7 @@ var _ = c.Area("mrtr", func() {
 
 	c.It("MRTR-003", "input requests use elicitation/create, sampling/createMessage or roots/list with valid params and unique keys", func(t *c.T) {
 		s := t.Shared()
-		for _, tg := range targets(t) {
+		for _, tg := range c.MRTRTargets(t) {
 			tr := s.RoundTrip(t.Ctx, tg.Method, tg.Params, nil)
 			resps := []*session.Response{tg.First}
 			for _, r := range tr.Rounds {
@@ -96,7 +95,7 @@ var _ = c.Area("mrtr", func() {
 				}
 			}
 			for i, resp := range resps {
-				what := fmt.Sprintf("%s (interim result %d)", tg.what(), i)
+				what := fmt.Sprintf("%s (interim result %d)", tg.What(), i)
 				if d := duplicateKeys(resp.Msg.Raw); len(d) > 0 {
 					t.Violation("no repeated member in the raw JSON", strings.Join(d, ", "), "%s: the response repeats object members (%s)", what, strings.Join(d, ", "))
 				}
@@ -112,7 +111,7 @@ var _ = c.Area("mrtr", func() {
 	})
 
 	c.It("MRTR-004", "no input request for a capability this request did not declare", func(t *c.T) {
-		tgs := targets(t)
+		tgs := c.MRTRTargets(t)
 		s := t.Open() // a connection that never declared anything (LIFE-012 is another check)
 		scenarios := []struct {
 			name string
@@ -129,100 +128,14 @@ var _ = c.Area("mrtr", func() {
 		}
 		for _, sc := range scenarios {
 			for _, tg := range tgs {
-				t.Step(tg.what() + " declaring " + sc.name)
+				t.Step(tg.What() + " declaring " + sc.name)
 				resp, err := send(t, s, tg.Method, tg.Params, sc.caps, session.Retry{})
 				in, ok := session.ParseInterim(resp)
 				if err != nil || !ok || in.Requests == nil {
 					continue // errors (-32021: LIFE-011) and complete results are fine here
 				}
 				for _, r := range decodeRequests(in) {
-					judgeGating(t, fmt.Sprintf("%s declaring %s", tg.what(), sc.name), sc.caps, r)
-				}
-			}
-		}
-	})
-
-	c.It("LIFE-011", "a request needing an undeclared client capability gets -32021 with data.requiredCapabilities as an object", func(t *c.T) {
-		tgs := targets(t)
-		s := t.Open()
-		seen := 0
-		for _, tg := range tgs {
-			for _, caps := range []map[string]any{{}, {"sampling": map[string]any{}}} {
-				resp, err := send(t, s, tg.Method, tg.Params, caps, session.Retry{})
-				if err != nil {
-					continue
-				}
-				code, isErr := resp.ErrorCode()
-				if !isErr || code != -32021 {
-					continue
-				}
-				seen++
-				capsText, _ := json.Marshal(caps)
-				what := fmt.Sprintf("%s declaring %s", tg.what(), capsText)
-				var data map[string]json.RawMessage
-				_ = json.Unmarshal(resp.Msg.Error.Data, &data)
-				rc := strings.TrimSpace(string(data["requiredCapabilities"]))
-				if !strings.HasPrefix(rc, "{") {
-					t.Violation(`error.data.requiredCapabilities: an object such as {"elicitation":{}}`, resp.Describe(),
-						"%s: -32021 without data.requiredCapabilities as an object", what)
-				}
-				t.ExpectStatus(what, resp, http.StatusBadRequest)
-				var named map[string]json.RawMessage
-				_ = json.Unmarshal(data["requiredCapabilities"], &named)
-				for k := range named {
-					if _, declared := caps[k]; declared {
-						t.Note("%s: requiredCapabilities names %q, which the request declared", what, k)
-					}
-				}
-			}
-		}
-		if seen == 0 {
-			t.NA("no MRTR request was answered -32021 when the harness declared {} or only sampling (%d targets): every one could go on without the missing capability", len(tgs))
-		}
-	})
-
-	c.It("LIFE-012", "client capabilities do not carry over from an earlier request", func(t *c.T) {
-		var tgs []*target
-		for _, tg := range targets(t) {
-			if tg.asksFor("elicitation/create") {
-				tgs = append(tgs, tg)
-			}
-		}
-		if len(tgs) == 0 {
-			t.NA("no MRTR request asked for elicitation with every capability declared")
-		}
-		s := t.Open()
-		// Baseline on the fresh connection: a target that asks for
-		// elicitation from a client declaring {} before any other request
-		// breaks MRTR-004, not this requirement.
-		var kept []*target
-		for _, tg := range tgs {
-			resp, err := send(t, s, tg.Method, tg.Params, map[string]any{}, session.Retry{})
-			if in, ok := session.ParseInterim(resp); err == nil && ok && asksElicitation(in) {
-				t.Note("%s asks for elicitation from a client declaring {} even before any other request; MRTR-004 judges it", tg.what())
-				continue
-			}
-			kept = append(kept, tg)
-		}
-		if len(kept) == 0 {
-			t.NA("every MRTR request that asks for elicitation asks for it even from a client declaring {} (MRTR-004)")
-		}
-		for _, tg := range kept {
-			t.Step(tg.what() + " declaring elicitation, then {} on the same connection")
-			first, err := send(t, s, tg.Method, tg.Params, nil, session.Retry{})
-			if in, ok := session.ParseInterim(first); err != nil || !ok || in.Requests == nil {
-				t.Note("%s: with every capability declared the answer was %s this time; skipped", tg.what(), c.Clip([]byte(describeResp(first, err))))
-				continue
-			}
-			resp, err := send(t, s, tg.Method, tg.Params, map[string]any{}, session.Retry{})
-			in, ok := session.ParseInterim(resp)
-			if err != nil || !ok {
-				continue
-			}
-			for _, r := range decodeRequests(in) {
-				if r.Method == "elicitation/create" {
-					t.Violation("-32021 or a result needing no elicitation (the second request declared {})", resp.Describe(),
-						"%s: after a request that declared elicitation, a request declaring {} was asked for elicitation (key %q)", tg.what(), r.Key)
+					judgeGating(t, fmt.Sprintf("%s declaring %s", tg.What(), sc.name), sc.caps, r)
 				}
 			}
 		}
@@ -230,24 +143,24 @@ var _ = c.Area("mrtr", func() {
 
 	c.It("MRTR-005", "a retry with a new id, the original params, correct inputResponses and the exact requestState completes", func(t *c.T) {
 		s := t.Shared()
-		for _, tg := range targets(t) {
-			t.Step("round-trip " + tg.what())
+		for _, tg := range c.MRTRTargets(t) {
+			t.Step("round-trip " + tg.What())
 			tr := s.RoundTrip(t.Ctx, tg.Method, tg.Params, nil)
 			switch {
 			case tr.Malformed:
-				t.Note("%s: the flow could not be followed (%s); MRTR-002/003 judge it", tg.what(), tr.Problem)
+				t.Note("%s: the flow could not be followed (%s); MRTR-002/003 judge it", tg.What(), tr.Problem)
 			case tr.Err != nil:
-				t.Violation("an answer to every retry", tr.Problem, "%s: round %d got no answer", tg.what(), len(tr.Rounds))
+				t.Violation("an answer to every retry", tr.Problem, "%s: round %d got no answer", tg.What(), len(tr.Rounds))
 			case !tr.Complete && tr.Final != nil && tr.Final.IsError():
 				t.Violation(`a result with resultType "complete"`, tr.Final.Describe(),
-					"%s: the retry %d carrying the harness's answers (scripted from each input request) and the echoed requestState got an error", tg.what(), len(tr.Rounds)-1)
+					"%s: the retry %d carrying the harness's answers (scripted from each input request) and the echoed requestState got an error", tg.What(), len(tr.Rounds)-1)
 			case !tr.Complete:
 				t.Violation(fmt.Sprintf("a complete result within %d requests", session.DefaultMaxRounds), c.Clip(tr.Final.Msg.Raw),
-					"%s: %s", tg.what(), tr.Problem)
+					"%s: %s", tg.What(), tr.Problem)
 			case session.ResultTypeOf(tr.Final) != "complete":
-				t.Violation(`resultType "complete"`, tr.Final.Describe(), "%s: the final result's resultType is not \"complete\"", tg.what())
+				t.Violation(`resultType "complete"`, tr.Final.Describe(), "%s: the final result's resultType is not \"complete\"", tg.What())
 			default:
-				t.Note("%s completed after %d requests", tg.what(), len(tr.Rounds))
+				t.Note("%s completed after %d requests", tg.What(), len(tr.Rounds))
 			}
 		}
 	})
@@ -257,7 +170,7 @@ var _ = c.Area("mrtr", func() {
 		judged := 0
 		var findings []string
 		actual := ""
-		for _, f := range completedFlows(t, s, (*target).hasState) {
+		for _, f := range completedFlows(t, s, hasState) {
 			tg, retry := f.tg, f.retry
 			if retry.RequestState == nil || !dependsOnState(t, s, tg, retry) {
 				continue
@@ -268,7 +181,7 @@ var _ = c.Area("mrtr", func() {
 				{`"-TAMPERED" appended`, state + "-TAMPERED"},
 				{"one character changed", flipMiddle(state)},
 			} {
-				t.Step(tg.what() + ": requestState with " + m.name)
+				t.Step(tg.What() + ": requestState with " + m.name)
 				if f, a := judgeTampered(t, s, tg, retry, m.name, m.state); f != "" {
 					findings = append(findings, f)
 					if actual == "" {
@@ -276,9 +189,9 @@ var _ = c.Area("mrtr", func() {
 					}
 				}
 			}
-			t.Step(tg.what() + ": rapid mutations of requestState")
+			t.Step(tg.What() + ": rapid mutations of requestState")
 			if f := tamperProperty(t, s, tg, retry); f != nil {
-				findings = append(findings, fmt.Sprintf("%s: an altered requestState was not rejected; shrunk mutation: %s (requestState %s)", tg.what(), f.mutation, clipState(f.state)))
+				findings = append(findings, fmt.Sprintf("%s: an altered requestState was not rejected; shrunk mutation: %s (requestState %s)", tg.What(), f.mutation, clipState(f.state)))
 				if actual == "" {
 					actual = f.actual
 				}
@@ -296,12 +209,12 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-007", "a replayed requestState is rejected for another request, other arguments or another principal", func(t *c.T) {
 		s := t.Shared()
 		type stateFlow struct {
-			tg    *target
+			tg    *c.MRTRTarget
 			retry session.Retry
 			final session.Retry
 		}
 		var flows []stateFlow
-		for _, f := range completedFlows(t, s, (*target).hasState) {
+		for _, f := range completedFlows(t, s, hasState) {
 			last, _ := f.tr.LastRetry()
 			if f.retry.RequestState != nil && dependsOnState(t, s, f.tg, f.retry) {
 				flows = append(flows, stateFlow{f.tg, f.retry, last})
@@ -330,14 +243,14 @@ var _ = c.Area("mrtr", func() {
 		for _, a := range flows {
 			// (a) the same request with other arguments.
 			if params, changed, ok := otherArguments(a.tg); ok {
-				replay(fmt.Sprintf("%s with %s: replaying its requestState", a.tg.what(), changed), s, a.tg.Method, params, a.retry)
+				replay(fmt.Sprintf("%s with %s: replaying its requestState", a.tg.What(), changed), s, a.tg.Method, params, a.retry)
 			}
 			// (b) another request: b's own answers, a's state.
 			for _, b := range flows {
 				if b.tg == a.tg {
 					continue
 				}
-				replay(fmt.Sprintf("%s's requestState replayed into %s", a.tg.what(), b.tg.what()), s, b.tg.Method, b.tg.Params,
+				replay(fmt.Sprintf("%s's requestState replayed into %s", a.tg.What(), b.tg.What()), s, b.tg.Method, b.tg.Params,
 					session.Retry{InputResponses: b.retry.InputResponses, RequestState: a.retry.RequestState})
 			}
 		}
@@ -345,7 +258,7 @@ var _ = c.Area("mrtr", func() {
 		if t.Env.Target.HasSecondPrincipal() {
 			s2 := t.OpenSecond()
 			for _, a := range flows {
-				replay(a.tg.what()+": replaying the requestState as the second principal", s2, a.tg.Method, a.tg.Params, a.retry)
+				replay(a.tg.What()+": replaying the requestState as the second principal", s2, a.tg.Method, a.tg.Params, a.retry)
 			}
 		} else {
 			t.Note("another principal: not tested (give a second credential with --second-bearer-env over HTTP)")
@@ -356,7 +269,7 @@ var _ = c.Area("mrtr", func() {
 		for _, a := range flows {
 			resp, err := send(t, s, a.tg.Method, a.tg.Params, nil, a.final)
 			if outcome(resp, err) == "complete" {
-				t.Note("%s: the final retry replayed after completion completed again", a.tg.what())
+				t.Note("%s: the final retry replayed after completion completed again", a.tg.What())
 			}
 		}
 		if len(findings) > 0 {
@@ -370,7 +283,7 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-008", "a retry missing needed inputResponses gets input_required again, not an error", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, f := range completedFlows(t, s, (*target).asksInput) {
+		for _, f := range completedFlows(t, s, asksInput) {
 			tg, retry := f.tg, f.retry
 			judged++
 			for _, v := range []struct {
@@ -380,7 +293,7 @@ var _ = c.Area("mrtr", func() {
 				{"without inputResponses", session.Retry{RequestState: retry.RequestState}},
 				{"with inputResponses {}", session.Retry{RequestState: retry.RequestState, InputResponses: json.RawMessage(`{}`)}},
 			} {
-				what := tg.what() + " retried " + v.name
+				what := tg.What() + " retried " + v.name
 				t.Step(what)
 				resp, err := send(t, s, tg.Method, tg.Params, nil, v.r)
 				switch outcome(resp, err) {
@@ -403,14 +316,14 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-009", "unrecognised inputResponses keys are ignored", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, f := range completedFlows(t, s, (*target).asksInput) {
+		for _, f := range completedFlows(t, s, asksInput) {
 			tg := f.tg
 			judged++
-			t.Step(tg.what() + " with an extra inputResponses key in every retry")
+			t.Step(tg.What() + " with an extra inputResponses key in every retry")
 			tr := s.RoundTrip(t.Ctx, tg.Method, tg.Params, &session.MRTROptions{Extra: map[string]json.RawMessage{extraKey: json.RawMessage(`{"action":"decline"}`)}})
 			if !tr.Complete {
-				t.Violation("the same complete result as without the extra key", c.Clip([]byte(describeResp(tr.Final, tr.Err))),
-					"%s: with an unrecognised key %q in inputResponses the flow did not complete", tg.what(), extraKey)
+				t.Violation("the same complete result as without the extra key", c.Clip([]byte(c.Describe(tr.Final, tr.Err))),
+					"%s: with an unrecognised key %q in inputResponses the flow did not complete", tg.What(), extraKey)
 			}
 		}
 		if judged == 0 {
@@ -421,7 +334,7 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-010", "structurally invalid inputResponses never produce a complete result", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, f := range completedFlows(t, s, (*target).asksInput) {
+		for _, f := range completedFlows(t, s, asksInput) {
 			tg, retry := f.tg, f.retry
 			judged++
 			var good map[string]json.RawMessage
@@ -439,7 +352,7 @@ var _ = c.Area("mrtr", func() {
 				variants = append(variants, struct{ name, body string }{fmt.Sprintf("inputResponses[%q] %s", first.Key, b.name), string(raw)})
 			}
 			for _, v := range variants {
-				what := tg.what() + " retried with " + v.name
+				what := tg.What() + " retried with " + v.name
 				t.Step(what)
 				resp, err := send(t, s, tg.Method, tg.Params, nil, session.Retry{RequestState: retry.RequestState, InputResponses: json.RawMessage(v.body)})
 				if outcome(resp, err) == "complete" {
@@ -455,7 +368,7 @@ var _ = c.Area("mrtr", func() {
 	c.It("MRTR-011", "elicitation input requests have valid form or URL payloads", func(t *c.T) {
 		s := t.Shared()
 		judged := 0
-		for _, tg := range targets(t) {
+		for _, tg := range c.MRTRTargets(t) {
 			tr := s.RoundTrip(t.Ctx, tg.Method, tg.Params, nil)
 			for i, in := range append([]*session.Interim{tg.Interim}, tr.Interims()...) {
 				if in.Requests == nil {
@@ -466,7 +379,7 @@ var _ = c.Area("mrtr", func() {
 						continue
 					}
 					judged++
-					judgeElicitation(t, fmt.Sprintf("%s (interim result %d) inputRequests[%q]", tg.what(), i, r.Key), r)
+					judgeElicitation(t, fmt.Sprintf("%s (interim result %d) inputRequests[%q]", tg.What(), i, r.Key), r)
 				}
 			}
 		}
@@ -632,10 +545,10 @@ func elicitNoID(r inputRequest) json.RawMessage {
 // first retry without it must not complete. A flow that completes without
 // its state cannot be harmed by a tampered one (integrity protection MAY be
 // skipped then).
-func dependsOnState(t *c.T, s *session.Session, tg *target, retry session.Retry) bool {
+func dependsOnState(t *c.T, s *session.Session, tg *c.MRTRTarget, retry session.Retry) bool {
 	resp, err := send(t, s, tg.Method, tg.Params, nil, session.Retry{InputResponses: retry.InputResponses})
 	if outcome(resp, err) == "complete" {
-		t.Note("%s: the retry completed without its requestState too: the state does not guard the flow; tampering is not judged", tg.what())
+		t.Note("%s: the retry completed without its requestState too: the state does not guard the flow; tampering is not judged", tg.What())
 		return false
 	}
 	return true
@@ -643,16 +556,16 @@ func dependsOnState(t *c.T, s *session.Session, tg *target, retry session.Retry)
 
 // judgeTampered sends tg's first retry with an altered state; it returns a
 // finding ("" when the state was rejected) and the answer.
-func judgeTampered(t *c.T, s *session.Session, tg *target, retry session.Retry, name, state string) (string, string) {
+func judgeTampered(t *c.T, s *session.Session, tg *c.MRTRTarget, retry session.Retry, name, state string) (string, string) {
 	raw, _ := json.Marshal(state)
 	resp, err := send(t, s, tg.Method, tg.Params, nil, session.Retry{InputResponses: retry.InputResponses, RequestState: raw})
 	switch outcome(resp, err) {
 	case "complete":
-		return fmt.Sprintf("%s: a requestState with %s was accepted and the request completed", tg.what(), name), resp.Describe()
+		return fmt.Sprintf("%s: a requestState with %s was accepted and the request completed", tg.What(), name), resp.Describe()
 	case "input_required":
-		return fmt.Sprintf("%s: a requestState with %s got an input_required result instead of an error (the state was not rejected)", tg.what(), name), resp.Describe()
+		return fmt.Sprintf("%s: a requestState with %s got an input_required result instead of an error (the state was not rejected)", tg.What(), name), resp.Describe()
 	case "none":
-		t.Note("%s: a requestState with %s got no JSON-RPC response (%s)", tg.what(), name, c.Clip([]byte(describeResp(resp, err))))
+		t.Note("%s: a requestState with %s got no JSON-RPC response (%s)", tg.What(), name, c.Clip([]byte(c.Describe(resp, err))))
 	}
 	return "", ""
 }
@@ -682,7 +595,7 @@ func clipState(s string) string {
 // otherArguments returns tg's params with one argument changed to another
 // value its schema offers (a second enum or example value), or a prompt's
 // argument changed.
-func otherArguments(tg *target) (map[string]any, string, bool) {
+func otherArguments(tg *c.MRTRTarget) (map[string]any, string, bool) {
 	args, _ := tg.Params["arguments"].(map[string]any)
 	sargs, _ := tg.Params["arguments"].(map[string]string)
 	switch {
@@ -751,13 +664,4 @@ func bogusAnswers(method string) []struct{ name, body string } {
 		{"without roots", `{}`},
 		{"of the wrong kind (an elicitation result)", `{"action":"accept","content":{}}`},
 	}
-}
-
-func asksElicitation(in *session.Interim) bool {
-	for _, k := range in.Keys() {
-		if in.RequestMethod(k) == "elicitation/create" {
-			return true
-		}
-	}
-	return false
 }

@@ -80,7 +80,7 @@ func mutate(rt *rapid.T, state string) (string, string) {
 
 // tamperProperty runs the property on one flow; nil when every altered
 // state was rejected.
-func tamperProperty(t *c.T, s *session.Session, tg *target, retry session.Retry) *tamperFinding {
+func tamperProperty(t *c.T, s *session.Session, tg *c.MRTRTarget, retry session.Retry) *tamperFinding {
 	state := tg.Interim.StateString
 	var last *tamperFinding
 	// reproducible (seed: SEP-2322); rapid shrinks a failure to a minimal mutation

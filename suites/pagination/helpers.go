@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -133,58 +132,6 @@ func quoteKeys(keys []string, n int) string {
 		q = append(q, strconv.Quote(k))
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// orAbsent renders a member's raw value, or "absent".
-func orAbsent(raw json.RawMessage) string {
-	if raw == nil {
-		return "absent"
-	}
-	return c.Clip(raw)
-}
-
-// checkTTL reports why ttlMs is not an integer ≥ 0 ("" when it is). A JSON
-// number with a zero fraction (5.0) is an integer for JSON Schema.
-func checkTTL(raw json.RawMessage) string {
-	if raw == nil {
-		return "ttlMs is missing"
-	}
-	var n json.Number
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&n) != nil {
-		return "ttlMs is not a number"
-	}
-	f, err := strconv.ParseFloat(string(n), 64)
-	switch {
-	case err != nil || math.IsInf(f, 0):
-		return "ttlMs is not a usable number"
-	case f != math.Trunc(f):
-		return "ttlMs is not an integer"
-	case f < 0:
-		return "ttlMs is negative"
-	}
-	return ""
-}
-
-// checkScope reports why cacheScope is not "public" or "private" ("" when
-// it is).
-func checkScope(raw json.RawMessage) string {
-	if raw == nil {
-		return "cacheScope is missing"
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil || (s != "public" && s != "private") {
-		return `cacheScope is not "public" or "private"`
-	}
-	return ""
-}
-
-// resultType returns a result's resultType ("" when absent or not a string).
-func resultType(res map[string]json.RawMessage) string {
-	var s string
-	_ = json.Unmarshal(res["resultType"], &s)
-	return s
 }
 
 // randomCursor is about 4 KB of random bytes in URL-safe base64: a string

@@ -26,8 +26,8 @@ var _ = c.Area("pagination", func() {
 				what := fmt.Sprintf("%s page %d", k.Method, i+1)
 				t.Check(p.Result != nil, "a result object", p.Resp.Describe(), "%s: the result is not an object", what)
 				raw, ok := p.Result[k.Items]
-				t.Check(ok && isArray(raw), fmt.Sprintf("%q: an array", k.Items), orAbsent(raw), "%s: the %s array is missing or not an array", what, k.Items)
-				t.Check(p.NextType == "", "nextCursor absent or a string", orAbsent(p.Result["nextCursor"]),
+				t.Check(ok && isArray(raw), fmt.Sprintf("%q: an array", k.Items), c.OrAbsent(raw), "%s: the %s array is missing or not an array", what, k.Items)
+				t.Check(p.NextType == "", "nextCursor absent or a string", c.OrAbsent(p.Result["nextCursor"]),
 					"%s: nextCursor is %s, not a string", what, p.NextType)
 				judged++
 			}
@@ -47,7 +47,7 @@ var _ = c.Area("pagination", func() {
 		for _, k := range needKinds(t, s) {
 			resp, err := t.TryCall(s, k.Method, map[string]any{}, nil)
 			if err != nil || !resp.IsResult() || resp.Msg.ResultObject() == nil {
-				t.Note("%s: the first page did not come as a result (%s), so the list is not probed", k.Method, c.Clip([]byte(describe(resp, err))))
+				t.Note("%s: the first page did not come as a result (%s), so the list is not probed", k.Method, c.Clip([]byte(c.Describe(resp, err))))
 				continue
 			}
 			fp := firstPage{kind: k, res: resp.Msg.ResultObject()}
@@ -100,7 +100,7 @@ var _ = c.Area("pagination", func() {
 			params := map[string]any{"cursor": next}
 			a, err := t.TryCall(s, k.Method, params, nil)
 			if err != nil || !a.IsResult() || a.Msg.ResultObject() == nil {
-				t.Note("%s: the cursor of page 1 did not give a page (PAG-004 judges the walk): %s", k.Method, describe(a, err))
+				t.Note("%s: the cursor of page 1 did not give a page (PAG-004 judges the walk): %s", k.Method, c.Describe(a, err))
 				continue
 			}
 			b := t.Call(s, k.Method, params, nil)
@@ -200,7 +200,7 @@ var _ = c.Area("pagination", func() {
 				}
 				var scope string
 				if jsonString(p.Result["cacheScope"], &scope) != nil {
-					t.Note("%s page %d: cacheScope is %s (CACHE-001); not compared", k.Method, i+1, orAbsent(p.Result["cacheScope"]))
+					t.Note("%s page %d: cacheScope is %s (CACHE-001); not compared", k.Method, i+1, c.OrAbsent(p.Result["cacheScope"]))
 					continue
 				}
 				if firstPage == 0 {
@@ -339,13 +339,6 @@ func common(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-func describe(resp *session.Response, err error) string {
-	if err != nil {
-		return err.Error()
-	}
-	return resp.Describe()
 }
 
 // jsonString decodes raw as a JSON string (an error for anything else,

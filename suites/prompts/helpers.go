@@ -16,87 +16,15 @@ import (
 // maxGets caps the prompts one check gets (a server may list thousands).
 const maxGets = 16
 
-// prompt is a listed prompt as far as the checks need it.
-type prompt struct {
-	Name string
-	Args []argument
-}
-
-// argument is a declared prompt argument; Required is true only for a
-// boolean true (anything else is PRM-001's concern).
-type argument struct {
-	Name        string
-	Description string
-	Required    bool
-}
-
-// parsePrompt reads a prompts/list item; ok is false when it has no string
-// name.
-func parsePrompt(raw json.RawMessage) (p prompt, ok bool) {
-	var o struct {
-		Name      *string           `json:"name"`
-		Arguments []json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(raw, &o) != nil || o.Name == nil {
-		// arguments may be malformed: retry for the name alone
-		var n struct {
-			Name *string `json:"name"`
-		}
-		if json.Unmarshal(raw, &n) != nil || n.Name == nil {
-			return prompt{}, false
-		}
-		return prompt{Name: *n.Name}, true
-	}
-	p.Name = *o.Name
-	for _, a := range o.Arguments {
-		var x struct {
-			Name        *string         `json:"name"`
-			Required    json.RawMessage `json:"required"`
-			Description json.RawMessage `json:"description"`
-		}
-		if json.Unmarshal(a, &x) != nil || x.Name == nil {
-			continue
-		}
-		var desc string
-		_ = json.Unmarshal(x.Description, &desc)
-		p.Args = append(p.Args, argument{Name: *x.Name, Description: desc, Required: string(x.Required) == "true"})
-	}
-	return p, true
-}
-
-// required returns the names of the prompt's required arguments.
-func (p prompt) required() []string {
-	var out []string
-	for _, a := range p.Args {
-		if a.Required {
-			out = append(out, a.Name)
-		}
-	}
-	return out
-}
-
-// listed walks prompts/list and returns the walk and the prompts with a
-// string name, in order.
-func listed(t *c.T, s *session.Session) (*c.Walk, []prompt) {
-	w := t.WalkList(s, "prompts/list")
-	var ps []prompt
-	for _, it := range w.Items {
-		if p, ok := parsePrompt(it); ok {
-			ps = append(ps, p)
-		}
-	}
-	return w, ps
-}
-
 // requirePrompts ends the check as NA when the server does not declare
 // prompts, and returns the listed prompts otherwise. A listing that fails
 // outright is not this check's verdict (PRM-001 judges it): NA with the
 // reason.
-func requirePrompts(t *c.T, s *session.Session) []prompt {
+func requirePrompts(t *c.T, s *session.Session) []c.Prompt {
 	if !c.Declared(s, "prompts") {
 		t.NA("the server does not declare the prompts capability")
 	}
-	w, ps := listed(t, s)
+	w, ps := c.ListedPrompts(t, s)
 	if len(ps) == 0 {
 		if w.Problem != "" {
 			t.NA("prompts/list did not give a usable prompt (%s); PRM-001 judges the listing", w.Problem)
@@ -106,30 +34,12 @@ func requirePrompts(t *c.T, s *session.Session) []prompt {
 	return ps
 }
 
-// unknownName returns a prompt name that is not among ps.
-func unknownName(ps []prompt) string {
-	name := "mcpconform-no-such-prompt"
-	for i := 0; ; i++ {
-		taken := false
-		for _, p := range ps {
-			if p.Name == name {
-				taken = true
-				break
-			}
-		}
-		if !taken {
-			return name
-		}
-		name = fmt.Sprintf("mcpconform-no-such-prompt-%d", i+1)
-	}
-}
-
 // plausible returns a value for argument arg of prompt p: the first
 // completion the server suggests when it declares completions, else a
 // string plausible for the argument's name and description (a URI for a
 // URI-like argument: one the server lists, else an https://example.com
 // one). Values are strings, and getting a prompt has no side effects.
-func plausible(t *c.T, s *session.Session, p prompt, arg argument, knownURI *string) string {
+func plausible(t *c.T, s *session.Session, p c.Prompt, arg c.PromptArg, knownURI *string) string {
 	if c.Declared(s, "completions") {
 		resp, err := t.TryCall(s, "completion/complete", map[string]any{
 			"ref":      map[string]any{"type": "ref/prompt", "name": p.Name},
@@ -169,7 +79,7 @@ func plausible(t *c.T, s *session.Session, p prompt, arg argument, knownURI *str
 var idName = regexp.MustCompile(`(?i:(^|[_\-])id$)|[a-z0-9](Id|ID)$`)
 
 // argsFor fills every required argument of p with a plausible value.
-func argsFor(t *c.T, s *session.Session, p prompt) map[string]string {
+func argsFor(t *c.T, s *session.Session, p c.Prompt) map[string]string {
 	args := map[string]string{}
 	var known string
 	for _, a := range p.Args {
@@ -199,7 +109,7 @@ type got struct {
 // returns the complete results and, for the others, why they could not be
 // judged (an error for made-up values, an input_required round, no
 // response).
-func getAll(t *c.T, s *session.Session, ps []prompt) (oks []got, skipped []string) {
+func getAll(t *c.T, s *session.Session, ps []c.Prompt) (oks []got, skipped []string) {
 	for i, p := range ps {
 		if i == maxGets {
 			skipped = append(skipped, fmt.Sprintf("%d more prompts were not got (cap %d)", len(ps)-maxGets, maxGets))
@@ -270,7 +180,7 @@ func messageProblem(rev catalog.Revision, raw json.RawMessage) string {
 	}
 	var role string
 	if json.Unmarshal(m["role"], &role) != nil || (role != "user" && role != "assistant") {
-		return fmt.Sprintf(`role is %s, not "user" or "assistant"`, shown(m["role"]))
+		return fmt.Sprintf(`role is %s, not "user" or "assistant"`, c.OrAbsent(m["role"]))
 	}
 	content, present := m["content"]
 	if !present {
@@ -282,22 +192,22 @@ func messageProblem(rev catalog.Revision, raw json.RawMessage) string {
 	}
 	var block map[string]json.RawMessage
 	if json.Unmarshal(content, &block) != nil || block == nil {
-		return fmt.Sprintf("content is %s, not a content block object", shown(content))
+		return fmt.Sprintf("content is %s, not a content block object", c.OrAbsent(content))
 	}
 	var typ string
 	if json.Unmarshal(block["type"], &typ) != nil {
-		return fmt.Sprintf("content.type is %s, not a string", shown(block["type"]))
+		return fmt.Sprintf("content.type is %s, not a string", c.OrAbsent(block["type"]))
 	}
 	if !contentTypes(rev)[typ] {
 		return fmt.Sprintf("content.type %q is not a content block type of %s", typ, rev)
 	}
 	switch typ {
 	case "text":
-		if !isString(block["text"]) {
-			return fmt.Sprintf("a text block's text is %s, not a string", shown(block["text"]))
+		if !c.IsString(block["text"]) {
+			return fmt.Sprintf("a text block's text is %s, not a string", c.OrAbsent(block["text"]))
 		}
 	case "resource_link":
-		if !isString(block["uri"]) || !isString(block["name"]) {
+		if !c.IsString(block["uri"]) || !c.IsString(block["name"]) {
 			return "a resource_link block needs a string uri and name"
 		}
 	}
@@ -318,24 +228,24 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 	case "image", "audio":
 		var data string
 		if json.Unmarshal(block["data"], &data) != nil {
-			return true, fmt.Sprintf("%s data is %s, not a base64 string", typ, shown(block["data"]))
+			return true, fmt.Sprintf("%s data is %s, not a base64 string", typ, c.OrAbsent(block["data"]))
 		}
 		if err := msgcheck.CheckBase64(data); err != nil {
 			return true, fmt.Sprintf("%s data is not base64 (%v): %s", typ, err, clipText(data))
 		}
 		var mime string
 		if json.Unmarshal(block["mimeType"], &mime) != nil || strings.TrimSpace(mime) == "" {
-			return true, fmt.Sprintf("%s mimeType is %s, not a non-empty string", typ, shown(block["mimeType"]))
+			return true, fmt.Sprintf("%s mimeType is %s, not a non-empty string", typ, c.OrAbsent(block["mimeType"]))
 		}
 		return true, ""
 	case "resource":
 		var res map[string]json.RawMessage
 		if json.Unmarshal(block["resource"], &res) != nil || res == nil {
-			return true, fmt.Sprintf("an embedded resource's resource is %s, not an object", shown(block["resource"]))
+			return true, fmt.Sprintf("an embedded resource's resource is %s, not an object", c.OrAbsent(block["resource"]))
 		}
 		var uri string
 		if json.Unmarshal(res["uri"], &uri) != nil {
-			return true, fmt.Sprintf("an embedded resource's uri is %s, not a string", shown(res["uri"]))
+			return true, fmt.Sprintf("an embedded resource's uri is %s, not a string", c.OrAbsent(res["uri"]))
 		}
 		if u, err := url.Parse(uri); err != nil || u.Scheme == "" {
 			return true, fmt.Sprintf("an embedded resource's uri %q is not a URI", clipText(uri))
@@ -346,13 +256,13 @@ func binaryProblem(raw json.RawMessage) (judged bool, problem string) {
 		case hasText && hasBlob:
 			return true, "an embedded resource carries both text and blob"
 		case hasText:
-			if !isString(text) {
-				return true, fmt.Sprintf("an embedded resource's text is %s, not a string", shown(text))
+			if !c.IsString(text) {
+				return true, fmt.Sprintf("an embedded resource's text is %s, not a string", c.OrAbsent(text))
 			}
 		case hasBlob:
 			var b string
 			if json.Unmarshal(blob, &b) != nil {
-				return true, fmt.Sprintf("an embedded resource's blob is %s, not a base64 string", shown(blob))
+				return true, fmt.Sprintf("an embedded resource's blob is %s, not a base64 string", c.OrAbsent(blob))
 			}
 			if err := msgcheck.CheckBase64(b); err != nil {
 				return true, fmt.Sprintf("an embedded resource's blob is not base64 (%v): %s", err, clipText(b))
@@ -382,19 +292,6 @@ func reflectsInput(raw json.RawMessage, args map[string]string) bool {
 		}
 	}
 	return false
-}
-
-func isString(raw json.RawMessage) bool {
-	var s string
-	return raw != nil && json.Unmarshal(raw, &s) == nil
-}
-
-// shown renders a member for a message ("absent" when missing).
-func shown(raw json.RawMessage) string {
-	if raw == nil {
-		return "absent"
-	}
-	return c.Clip(raw)
 }
 
 func clipText(s string) string {

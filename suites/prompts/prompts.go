@@ -1,7 +1,8 @@
-// Package prompts checks prompts/list, prompts/get (PRM) and
-// completion/complete (CMP).
+// Package prompts checks prompts/list and prompts/get (PRM);
+// completion/complete (CMP) is suites/completion.
 //
-// Inputs come from what the server declares: prompts from prompts/list,
+// Inputs come from what the server declares: prompts from prompts/list
+// (c.ListedPrompts),
 // argument values from completion/complete when the server offers it (else
 // a plain string). Getting a prompt has no side effects, so every listed
 // prompt may be got (at most maxGets per check).
@@ -37,7 +38,7 @@ var _ = c.Area("prompts", func() {
 		}
 		for i, p := range w.Pages {
 			if p.Items == nil {
-				t.Note("page %d: prompts is %s, not an array (PAG-001 judges it)", i+1, shown(p.Result["prompts"]))
+				t.Note("page %d: prompts is %s, not an array (PAG-001 judges it)", i+1, c.OrAbsent(p.Result["prompts"]))
 			}
 		}
 		var problems []string
@@ -64,7 +65,7 @@ var _ = c.Area("prompts", func() {
 		for _, g := range oks {
 			ms, ok := messages(g.Result)
 			if !ok {
-				problems = append(problems, fmt.Sprintf("%s: messages is %s, not an array", g.Name, shown(g.Result["messages"])))
+				problems = append(problems, fmt.Sprintf("%s: messages is %s, not an array", g.Name, c.OrAbsent(g.Result["messages"])))
 				continue
 			}
 			for j, m := range ms {
@@ -82,8 +83,8 @@ var _ = c.Area("prompts", func() {
 		if !c.Declared(s, "prompts") {
 			t.NA("the server does not declare the prompts capability (PRM-006 covers prompt methods without it)")
 		}
-		_, ps := listed(t, s)
-		name := unknownName(ps)
+		_, ps := c.ListedPrompts(t, s)
+		name := c.UnknownPromptName(ps)
 		resp := t.Call(s, "prompts/get", map[string]any{"name": name}, nil)
 		if resp.IsResult() {
 			t.Violation("JSON-RPC error -32602", resp.Describe(), "prompts/get of the unlisted prompt %q succeeded", name)
@@ -103,7 +104,7 @@ var _ = c.Area("prompts", func() {
 			args map[string]any
 		}
 		var faults []fault
-		if req := p.required(); len(req) > 0 {
+		if req := p.Required(); len(req) > 0 {
 			a := map[string]any{}
 			for k, v := range args {
 				if k != req[0] {
@@ -115,7 +116,7 @@ var _ = c.Area("prompts", func() {
 			t.Note("prompt %q declares no required argument: only the non-string value is tried", p.Name)
 		}
 		target := p.Args[0].Name
-		if req := p.required(); len(req) > 0 {
+		if req := p.Required(); len(req) > 0 {
 			target = req[0]
 		}
 		a := map[string]any{}
@@ -221,8 +222,8 @@ func itemProblems(raw json.RawMessage) []string {
 		return []string{"the item is not an object"}
 	}
 	var out []string
-	if !isString(o["name"]) {
-		out = append(out, fmt.Sprintf("name is %s, not a string", shown(o["name"])))
+	if !c.IsString(o["name"]) {
+		out = append(out, fmt.Sprintf("name is %s, not a string", c.OrAbsent(o["name"])))
 	}
 	rawArgs, present := o["arguments"]
 	if !present {
@@ -230,7 +231,7 @@ func itemProblems(raw json.RawMessage) []string {
 	}
 	var args []json.RawMessage
 	if json.Unmarshal(rawArgs, &args) != nil || args == nil {
-		return append(out, fmt.Sprintf("arguments is %s, not an array", shown(rawArgs)))
+		return append(out, fmt.Sprintf("arguments is %s, not an array", c.OrAbsent(rawArgs)))
 	}
 	for i, a := range args {
 		var ao map[string]json.RawMessage
@@ -238,11 +239,11 @@ func itemProblems(raw json.RawMessage) []string {
 			out = append(out, fmt.Sprintf("arguments[%d] is not an object", i))
 			continue
 		}
-		if !isString(ao["name"]) {
-			out = append(out, fmt.Sprintf("arguments[%d].name is %s, not a string", i, shown(ao["name"])))
+		if !c.IsString(ao["name"]) {
+			out = append(out, fmt.Sprintf("arguments[%d].name is %s, not a string", i, c.OrAbsent(ao["name"])))
 		}
 		if r, ok := ao["required"]; ok && string(r) != "true" && string(r) != "false" {
-			out = append(out, fmt.Sprintf("arguments[%d].required is %s, not a boolean", i, shown(r)))
+			out = append(out, fmt.Sprintf("arguments[%d].required is %s, not a boolean", i, c.OrAbsent(r)))
 		}
 	}
 	return out
@@ -252,11 +253,11 @@ func itemProblems(raw json.RawMessage) []string {
 // plausible values for its required arguments (preferring prompts with a
 // required argument), so that a -32602 for a faulty variant of the same
 // request is bound to the fault. It returns why there is none otherwise.
-func baseline(t *c.T, s *session.Session, ps []prompt) (*prompt, map[string]string, string) {
-	var withReq, withArgs []prompt
+func baseline(t *c.T, s *session.Session, ps []c.Prompt) (*c.Prompt, map[string]string, string) {
+	var withReq, withArgs []c.Prompt
 	for _, p := range ps {
 		switch {
-		case len(p.required()) > 0:
+		case len(p.Required()) > 0:
 			withReq = append(withReq, p)
 		case len(p.Args) > 0:
 			withArgs = append(withArgs, p)

@@ -28,18 +28,18 @@ var _ = c.Area("subscriptions", func() {
 	c.It("SUB-001", "the listen stream starts with notifications/subscriptions/acknowledged", func(t *c.T) {
 		s := t.Shared()
 		NeedListen(t, s)
-		st := Listen(t, s, intID(), FullFilter(s, false, nil))
+		st := c.Listen(t, s, intID(), FullFilter(s, false, nil))
 		defer st.Close()
 		e, ok := st.WaitFirst()
 		if !ok {
-			t.Violation(Ack+" tagged with the listen id", "nothing within "+s.Timeout().String(), "no acknowledgment for subscriptions/listen")
+			t.Violation(c.SubscriptionAck+" tagged with the listen id", "nothing within "+s.Timeout().String(), "no acknowledgment for subscriptions/listen")
 		}
 		if e.Msg.HasID && !e.Msg.HasMethod {
 			if code, isErr := e.Msg.ErrorCode(); isErr && code == jsonrpc.CodeMethodNotFound {
-				t.Violation(Ack, describe(e), "subscriptions/listen is not implemented (-32601) although the server declares listChanged or resources.subscribe")
+				t.Violation(c.SubscriptionAck, describeEvent(e), "subscriptions/listen is not implemented (-32601) although the server declares listChanged or resources.subscribe")
 			}
 		}
-		t.Check(e.Msg.Method == Ack, Ack+" as the first message of the subscription", describe(e),
+		t.Check(e.Msg.Method == c.SubscriptionAck, c.SubscriptionAck+" as the first message of the subscription", describeEvent(e),
 			"the first message for the subscription is not the acknowledgment")
 	})
 
@@ -53,8 +53,8 @@ var _ = c.Area("subscriptions", func() {
 			if full {
 				filter = FullFilter(s, true, []string{"mcpconform://subscription-probe"})
 			}
-			st := Listen(t, s, intID(), filter)
-			e, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == Ack })
+			st := c.Listen(t, s, intID(), filter)
+			e, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck })
 			st.Close()
 			if !ok {
 				t.NA("no acknowledgment came (judged by SUB-001)")
@@ -64,7 +64,7 @@ var _ = c.Area("subscriptions", func() {
 				if string(got[k.key]) != "true" {
 					continue
 				}
-				t.Check(filter[k.key] == true, fmt.Sprintf("%s only when requested", k.key), describe(e),
+				t.Check(filter[k.key] == true, fmt.Sprintf("%s only when requested", k.key), describeEvent(e),
 					"the acknowledgment grants %s, which the filter %s did not ask for", k.key, mustJSON(filter))
 				if !c.Declared(s, k.capability) {
 					// one fault at a time: a list served without its
@@ -74,16 +74,16 @@ var _ = c.Area("subscriptions", func() {
 					continue
 				}
 				t.Check(c.SubCapability(s, k.capability, "listChanged"), fmt.Sprintf("%s left out (%s.listChanged is not declared)", k.key, k.capability),
-					describe(e), "the acknowledgment grants %s without %s.listChanged", k.key, k.capability)
+					describeEvent(e), "the acknowledgment grants %s without %s.listChanged", k.key, k.capability)
 			}
 			if raw, has := got["resourceSubscriptions"]; has && string(raw) != "null" && string(raw) != "[]" {
 				var uris []string
 				_ = json.Unmarshal(raw, &uris)
 				asked, _ := filter["resourceSubscriptions"].([]string)
 				t.Check(c.SubCapability(s, "resources", "subscribe"), "resourceSubscriptions left out (resources.subscribe is not declared)",
-					describe(e), "the acknowledgment grants resourceSubscriptions without resources.subscribe")
+					describeEvent(e), "the acknowledgment grants resourceSubscriptions without resources.subscribe")
 				for _, u := range uris {
-					t.Check(contains(asked, u), "only requested URIs", describe(e), "the acknowledgment grants a subscription to %q, which was not requested", u)
+					t.Check(contains(asked, u), "only requested URIs", describeEvent(e), "the acknowledgment grants a subscription to %q, which was not requested", u)
 				}
 			}
 		}
@@ -93,8 +93,8 @@ var _ = c.Area("subscriptions", func() {
 		s := t.Shared()
 		NeedListen(t, s)
 		for _, id := range []jsonrpc.ID{intID(), stringID()} {
-			st := Listen(t, s, id, FullFilter(s, false, nil))
-			_, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == Ack })
+			st := c.Listen(t, s, id, FullFilter(s, false, nil))
+			_, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck })
 			st.Close()
 			if !ok {
 				t.NA("no acknowledgment came (judged by SUB-001)")
@@ -104,9 +104,9 @@ var _ = c.Area("subscriptions", func() {
 				if !e.Msg.HasMethod {
 					continue
 				}
-				raw, _ := SubscriptionID(e.Msg)
-				t.Check(jsonrpc.RawID(raw).Key() == id.Key(), fmt.Sprintf("_meta[%q] = %s (%s)", MetaSubscriptionID, id, id.TypeName()),
-					describe(e), "%s carries subscriptionId %s for the listen id %s", e.Msg.Method, string(raw), id)
+				raw, _ := c.SubscriptionID(e.Msg)
+				t.Check(jsonrpc.RawID(raw).Key() == id.Key(), fmt.Sprintf("_meta[%q] = %s (%s)", c.MetaSubscriptionID, id, id.TypeName()),
+					describeEvent(e), "%s carries subscriptionId %s for the listen id %s", e.Msg.Method, string(raw), id)
 			}
 		}
 	})
@@ -117,9 +117,9 @@ var _ = c.Area("subscriptions", func() {
 			t.NA("tools.listChanged is not declared: a tools-only listen stream has nothing to carry")
 		}
 		o := t.Open()
-		st := Listen(t, o, intID(), map[string]any{"toolsListChanged": true})
+		st := c.Listen(t, o, intID(), map[string]any{"toolsListChanged": true})
 		defer st.Close()
-		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == Ack }); !ok {
+		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck }); !ok {
 			t.NA("no acknowledgment came (judged by SUB-001)")
 		}
 		// request-scoped traffic on the same connection: log messages asked
@@ -139,24 +139,24 @@ var _ = c.Area("subscriptions", func() {
 		}
 		t.Settle(o)
 		for _, e := range st.Events() {
-			if !e.Msg.HasMethod || e.Msg.Method == Ack {
+			if !e.Msg.HasMethod || e.Msg.Method == c.SubscriptionAck {
 				continue
 			}
 			t.Check(e.Msg.Method == "notifications/tools/list_changed", "only notifications/tools/list_changed (the one type requested)",
-				describe(e), "the listen stream carried %s, which the subscription did not ask for", e.Msg.Method)
+				describeEvent(e), "the listen stream carried %s, which the subscription did not ask for", e.Msg.Method)
 		}
 	})
 
 	c.It("SUB-005", "the HTTP listen response is an open SSE stream", func(t *c.T) {
 		s := t.Shared()
 		NeedListen(t, s)
-		st := Listen(t, s, intID(), FullFilter(s, false, nil))
+		st := c.Listen(t, s, intID(), FullFilter(s, false, nil))
 		defer st.Close()
 		if st.Reply == nil {
 			t.Error("no HTTP reply head for subscriptions/listen")
 		}
 		ct := st.Reply.Header.Get("Content-Type")
-		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == Ack }); !ok && st.Reply.Status >= 400 {
+		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck }); !ok && st.Reply.Status >= 400 {
 			t.Violation("200 text/event-stream", fmt.Sprintf("HTTP %d %s", st.Reply.Status, ct), "subscriptions/listen was refused")
 		}
 		t.Check(strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "text/event-stream"), "Content-Type: text/event-stream",
@@ -164,7 +164,7 @@ var _ = c.Area("subscriptions", func() {
 		t.Settle(s)
 		for _, e := range st.Events() {
 			if !e.Msg.HasMethod {
-				t.Violation("no final response while the subscription is active", describe(e), "the server answered the listen request right after the acknowledgment")
+				t.Violation("no final response while the subscription is active", describeEvent(e), "the server answered the listen request right after the acknowledgment")
 			}
 		}
 		select {
@@ -179,9 +179,9 @@ var _ = c.Area("subscriptions", func() {
 		NeedListen(t, s)
 		// a filter that asks for nothing: a server with nothing to send may
 		// end such a subscription itself (and go-sdk does)
-		st := Listen(t, s, intID(), map[string]any{})
+		st := c.Listen(t, s, intID(), map[string]any{})
 		defer st.Close()
-		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == Ack }); !ok {
+		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck }); !ok {
 			t.NA("no acknowledgment came (judged by SUB-001)")
 		}
 		t.Settle(s)
@@ -221,17 +221,17 @@ var _ = c.Area("subscriptions", func() {
 			}
 			return // stdio: notifications/cancelled for the listen id is accepted (§17.4)
 		}
-		want := fmt.Sprintf(`a result {"resultType":"complete","_meta":{%q:%s}}`, MetaSubscriptionID, st.ID)
+		want := fmt.Sprintf(`a result {"resultType":"complete","_meta":{%q:%s}}`, c.MetaSubscriptionID, st.ID)
 		// (a message with both members is RPC-003's business)
-		t.Check(end.Msg.HasResult, want, describe(*end), "the server ended the subscription with an error instead of a successful result")
+		t.Check(end.Msg.HasResult, want, describeEvent(*end), "the server ended the subscription with an error instead of a successful result")
 		var res struct {
 			ResultType string                     `json:"resultType"`
 			Meta       map[string]json.RawMessage `json:"_meta"`
 		}
 		_ = json.Unmarshal(end.Msg.Result, &res)
-		t.Check(res.ResultType == "complete", want, describe(*end), "the final result of the subscription has resultType %q", res.ResultType)
-		raw, ok := res.Meta[MetaSubscriptionID]
-		t.Check(ok && jsonrpc.RawID(raw).Key() == st.ID.Key(), want, describe(*end),
+		t.Check(res.ResultType == "complete", want, describeEvent(*end), "the final result of the subscription has resultType %q", res.ResultType)
+		raw, ok := res.Meta[c.MetaSubscriptionID]
+		t.Check(ok && jsonrpc.RawID(raw).Key() == st.ID.Key(), want, describeEvent(*end),
 			"the final result of the subscription does not carry the subscription id %s in _meta", st.ID)
 	})
 
@@ -243,9 +243,9 @@ var _ = c.Area("subscriptions", func() {
 		if len(filter) == 0 {
 			t.NA("the server declares listChanged for none of tools, prompts, resources")
 		}
-		st := Listen(t, o, intID(), filter)
+		st := c.Listen(t, o, intID(), filter)
 		defer st.Close()
-		ack, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == Ack })
+		ack, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck })
 		if !ok {
 			t.NA("no acknowledgment came (judged by SUB-001)")
 		}
@@ -274,8 +274,8 @@ var _ = c.Area("subscriptions", func() {
 	c.It("SUB-008", "a cancelled stdio subscription goes quiet", func(t *c.T) {
 		o := t.Open()
 		NeedListen(t, o)
-		st := Listen(t, o, intID(), FullFilter(o, false, nil))
-		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == Ack }); !ok {
+		st := c.Listen(t, o, intID(), FullFilter(o, false, nil))
+		if _, ok := st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck }); !ok {
 			st.Close()
 			t.NA("no acknowledgment came (judged by SUB-001)")
 		}
@@ -293,7 +293,7 @@ var _ = c.Area("subscriptions", func() {
 		t.Settle(o)
 		for _, e := range o.Events(quiet) {
 			if st.Tagged(e.Msg) {
-				t.Violation("nothing more for the cancelled subscription", describe(e),
+				t.Violation("nothing more for the cancelled subscription", describeEvent(e),
 					"after notifications/cancelled for the listen request the server still sent a message for it")
 			}
 		}

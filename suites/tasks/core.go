@@ -85,7 +85,7 @@ func createCore(t *c.T, s *session.Session, tool *taskTool) (map[string]json.Raw
 		t.Violation("a CreateTaskResult {task: {...}}", resp.Describe(), "the task-augmented call of %s was not answered with a task", tool.name)
 	}
 	if id, ok := strOf(task["taskId"]); !ok || id == "" {
-		t.Violation("task.taskId: a string", orAbsent(task["taskId"]), "the task created by %s has no string taskId", tool.name)
+		t.Violation("task.taskId: a string", c.OrAbsent(task["taskId"]), "the task created by %s has no string taskId", tool.name)
 	}
 	return task, resp
 }
@@ -96,7 +96,7 @@ func getStatus(t *c.T, s *session.Session, id string) (string, map[string]json.R
 	res := t.ResultObject("tasks/get", resp)
 	st, _ := strOf(res["status"])
 	if !statuses[st] {
-		t.Violation("a valid task status", orAbsent(res["status"]), "tasks/get answered an invalid status")
+		t.Violation("a valid task status", c.OrAbsent(res["status"]), "tasks/get answered an invalid status")
 	}
 	return st, res, resp
 }
@@ -107,17 +107,17 @@ var _ = c.Area("tasks", func() {
 		tool := findCore(t, s)
 		task, resp := createCore(t, s, tool)
 		if st, _ := strOf(task["status"]); st != "working" {
-			t.Violation(`task.status "working"`, orAbsent(task["status"]), "a new task must start working")
+			t.Violation(`task.status "working"`, c.OrAbsent(task["status"]), "a new task must start working")
 		}
 		for _, k := range []string{"createdAt", "lastUpdatedAt"} {
 			if v, ok := strOf(task[k]); !ok || v == "" {
-				t.Violation("task."+k+": a date-time string", orAbsent(task[k]), "the new task has no %s: %s", k, resp.Describe())
+				t.Violation("task."+k+": a date-time string", c.OrAbsent(task[k]), "the new task has no %s: %s", k, resp.Describe())
 			}
 		}
 		ttl, ok := task["ttl"]
 		var n float64
 		if !ok || !(isNull(ttl) || json.Unmarshal(ttl, &n) == nil) {
-			t.Violation("task.ttl: a number or null", orAbsent(ttl), "the new task has no ttl")
+			t.Violation("task.ttl: a number or null", c.OrAbsent(ttl), "the new task has no ttl")
 		}
 		id, _ := strOf(task["taskId"])
 		wait := pollWait(task["pollInterval"])
@@ -287,7 +287,7 @@ var _ = c.Area("tasks", func() {
 			res := t.ResultObject("tasks/list", resp)
 			var items []map[string]json.RawMessage
 			if json.Unmarshal(res["tasks"], &items) != nil {
-				t.Violation("tasks: an array of tasks", orAbsent(res["tasks"]), "a tasks/list page has no tasks array")
+				t.Violation("tasks: an array of tasks", c.OrAbsent(res["tasks"]), "a tasks/list page has no tasks array")
 			}
 			for _, it := range items {
 				if id, ok := strOf(it["taskId"]); ok {

@@ -54,11 +54,6 @@ func toolCall(tool *taskTool) map[string]any {
 	return map[string]any{"name": tool.name, "arguments": tool.args}
 }
 
-func resultType(res map[string]json.RawMessage) string {
-	s, _ := strOf(res["resultType"])
-	return s
-}
-
 // findModern returns a tool whose call became a task, or NA.
 func findModern(t *c.T, s *session.Session) *taskTool {
 	f := lookModern(t, s)
@@ -71,12 +66,10 @@ func findModern(t *c.T, s *session.Session) *taskTool {
 // lookModern looks for a tool whose call, declaring the extension, becomes
 // a task (once per revision and transport).
 func lookModern(t *c.T, s *session.Session) *found {
-	findMu.Lock()
-	defer findMu.Unlock()
-	key := cacheKey(t)
-	if f := finds[key]; f != nil {
-		return f
-	}
+	return finds.Get(t, func() *found { return searchModern(t, s) })
+}
+
+func searchModern(t *c.T, s *session.Session) *found {
 	f := &found{}
 	tools, _, refused := callableTools(t, s)
 	f.refused = refused
@@ -88,7 +81,7 @@ func lookModern(t *c.T, s *session.Session) *found {
 		}
 		tried++
 		resp, err := t.TryCall(s, "tools/call", toolCall(tool), ext(s))
-		if err == nil && resp.IsResult() && resultType(resp.Msg.ResultObject()) == "task" {
+		if err == nil && resp.IsResult() && c.ResultType(resp.Msg.ResultObject()) == "task" {
 			f.tool = tool
 			break
 		}
@@ -100,7 +93,6 @@ func lookModern(t *c.T, s *session.Session) *found {
 			f.why = fmt.Sprintf("none of %d tool call(s) declaring the %s extension was answered with a task (the server decides per request); nothing to judge", tried, TaskExt)
 		}
 	}
-	finds[key] = f
 	return f
 }
 
@@ -113,12 +105,12 @@ func createModern(t *c.T, s *session.Session, tool *taskTool) (map[string]json.R
 		t.NA("the call of %s that created a task before was answered %s this time", tool.name, resp.Describe())
 	}
 	res := resp.Msg.ResultObject()
-	if resultType(res) != "task" {
+	if c.ResultType(res) != "task" {
 		t.NA("the call of %s that created a task before was answered without a task this time (the server decides per request)", tool.name)
 	}
 	id, ok := strOf(res["taskId"])
 	if !ok || id == "" {
-		t.Violation("a string taskId", orAbsent(res["taskId"]), "the CreateTaskResult of %s has no string taskId", tool.name)
+		t.Violation("a string taskId", c.OrAbsent(res["taskId"]), "the CreateTaskResult of %s has no string taskId", tool.name)
 	}
 	return res, resp
 }
@@ -154,7 +146,7 @@ var _ = c.Area("tasks", func() {
 		} {
 			t.Step("tools/call " + tool.name + " with " + v.what)
 			resp := t.Call(s, "tools/call", toolCall(tool), v.o)
-			if resp.IsResult() && resultType(resp.Msg.ResultObject()) == "task" {
+			if resp.IsResult() && c.ResultType(resp.Msg.ResultObject()) == "task" {
 				t.Violation(`a result without resultType "task" (the request does not declare `+TaskExt+`)`, resp.Describe(),
 					"%s, called with %s, was answered with a task", tool.name, v.what)
 			}
@@ -167,20 +159,20 @@ var _ = c.Area("tasks", func() {
 		res, resp := createModern(t, s, tool)
 		raw := resp.Describe()
 		if st, _ := strOf(res["status"]); !statuses[st] {
-			t.Violation("status: one of working, input_required, completed, failed, cancelled", orAbsent(res["status"]), "the CreateTaskResult has an invalid status")
+			t.Violation("status: one of working, input_required, completed, failed, cancelled", c.OrAbsent(res["status"]), "the CreateTaskResult has an invalid status")
 		}
 		for _, k := range []string{"createdAt", "lastUpdatedAt"} {
 			v, ok := strOf(res[k])
 			if !ok || !isoTime(v) {
-				t.Violation(k+": an ISO 8601 date-time string", orAbsent(res[k]), "the CreateTaskResult's %s is not an ISO 8601 date-time: %s", k, raw)
+				t.Violation(k+": an ISO 8601 date-time string", c.OrAbsent(res[k]), "the CreateTaskResult's %s is not an ISO 8601 date-time: %s", k, raw)
 			}
 		}
 		ttl, ok := res["ttlMs"]
 		if !ok || !(isNull(ttl) || isInteger(ttl)) {
-			t.Violation("ttlMs: an integer or null", orAbsent(ttl), "the CreateTaskResult's ttlMs is missing or not an integer or null")
+			t.Violation("ttlMs: an integer or null", c.OrAbsent(ttl), "the CreateTaskResult's ttlMs is missing or not an integer or null")
 		}
 		if p, ok := res["pollIntervalMs"]; ok && !isInteger(p) {
-			t.Violation("pollIntervalMs: an integer when present", orAbsent(p), "the CreateTaskResult's pollIntervalMs is not an integer")
+			t.Violation("pollIntervalMs: an integer when present", c.OrAbsent(p), "the CreateTaskResult's pollIntervalMs is not an integer")
 		}
 		t.Step("tasks/get right after the CreateTaskResult")
 		get := t.Call(s, "tasks/get", map[string]any{"taskId": taskIDOf(res)}, ext(s))
@@ -203,23 +195,23 @@ var _ = c.Area("tasks", func() {
 			polls++
 			resp := t.Call(s, "tasks/get", map[string]any{"taskId": id}, ext(s))
 			get := t.ResultObject("tasks/get", resp)
-			switch rt := resultType(get); rt {
+			switch rt := c.ResultType(get); rt {
 			case "complete":
 			case "task":
 				t.Warn(`tasks/get answered resultType "task"; the text says "complete" (the extension's own examples show "task", SPEC-DIGEST §17.7)`)
 			default:
-				t.Violation(`resultType "complete"`, orAbsent(get["resultType"]), "a tasks/get result has the wrong resultType")
+				t.Violation(`resultType "complete"`, c.OrAbsent(get["resultType"]), "a tasks/get result has the wrong resultType")
 			}
 			st, _ := strOf(get["status"])
 			if !statuses[st] {
-				t.Violation("a valid status", orAbsent(get["status"]), "a tasks/get result has an invalid status")
+				t.Violation("a valid status", c.OrAbsent(get["status"]), "a tasks/get result has an invalid status")
 			}
 			last = st
 			switch st {
 			case "input_required":
 				reqs := obj(get["inputRequests"])
 				if len(reqs) == 0 {
-					t.Violation("inputRequests: an object with every outstanding request", orAbsent(get["inputRequests"]), "an input_required task has no inputRequests")
+					t.Violation("inputRequests: an object with every outstanding request", c.OrAbsent(get["inputRequests"]), "an input_required task has no inputRequests")
 				}
 				for k := range reqs {
 					if seenKeys[k] && !openKeys[k] {
@@ -236,14 +228,14 @@ var _ = c.Area("tasks", func() {
 				return
 			case "completed":
 				if obj(get["result"]) == nil {
-					t.Violation("result: the tools/call result", orAbsent(get["result"]), "a completed task's tasks/get result has no result object")
+					t.Violation("result: the tools/call result", c.OrAbsent(get["result"]), "a completed task's tasks/get result has no result object")
 				}
 			case "failed":
 				e := obj(get["error"])
 				_, hasCode := e["code"]
 				_, msgOK := strOf(e["message"])
 				if e == nil || !hasCode || !isInteger(e["code"]) || !msgOK {
-					t.Violation("error: a JSON-RPC error object {code, message}", orAbsent(get["error"]), "a failed task's tasks/get result has no JSON-RPC error")
+					t.Violation("error: a JSON-RPC error object {code, message}", c.OrAbsent(get["error"]), "a failed task's tasks/get result has no JSON-RPC error")
 				}
 				if r := obj(get["result"]); r != nil && strings.TrimSpace(string(r["isError"])) == "true" {
 					t.Violation("an isError tool result ends completed, never failed", resp.Describe(), "a task whose tool result has isError:true ended failed")
@@ -274,8 +266,8 @@ var _ = c.Area("tasks", func() {
 			t.Step(m.method + " on the task")
 			resp := t.Call(s, m.method, m.params, ext(s))
 			r := t.ResultObject(m.method, resp)
-			if rt := resultType(r); rt != "complete" {
-				t.Violation(`resultType "complete"`, orAbsent(r["resultType"]), "%s on a known task: wrong resultType", m.method)
+			if rt := c.ResultType(r); rt != "complete" {
+				t.Violation(`resultType "complete"`, c.OrAbsent(r["resultType"]), "%s on a known task: wrong resultType", m.method)
 			}
 			if extra := extraKeys(r, "resultType", "_meta"); len(extra) > 0 {
 				t.Violation("an empty result (resultType and _meta only)", resp.Describe(), "%s on a known task answered with members %s", m.method, strings.Join(extra, ", "))

@@ -4,9 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
@@ -43,12 +41,8 @@ type found struct {
 	refused string // a call-policy refusal, when one happened
 }
 
-var (
-	findMu sync.Mutex
-	finds  = map[string]*found{}
-)
-
-func cacheKey(t *c.T) string { return fmt.Sprintf("%p/%s/%s", t.Env, t.Rev, t.Transport) }
+// finds remembers the task tool found with the extension declared.
+var finds = c.NewMemo[*found]("the search for a task tool")
 
 // unknownID is a well-formed task id no server issued.
 func unknownID() string {
@@ -82,13 +76,6 @@ func isInteger(raw json.RawMessage) bool {
 }
 
 func isNull(raw json.RawMessage) bool { return strings.TrimSpace(string(raw)) == "null" }
-
-func orAbsent(raw json.RawMessage) string {
-	if raw == nil {
-		return "(absent)"
-	}
-	return c.Clip(raw)
-}
 
 // isoTime reports whether s is an ISO 8601 / RFC 3339 date-time.
 func isoTime(s string) bool {

@@ -73,7 +73,7 @@ func callChecks() {
 						bad.add("%s (%s): data is not standard base64: %s", at, typ, why)
 					}
 					if mt, ok := str(b["mimeType"]); !ok || strings.TrimSpace(mt) == "" {
-						bad.add("%s (%s): mimeType is %s", at, typ, orAbsent(b["mimeType"]))
+						bad.add("%s (%s): mimeType is %s", at, typ, c.OrAbsent(b["mimeType"]))
 					}
 				case "resource":
 					var r map[string]json.RawMessage
@@ -86,7 +86,7 @@ func callChecks() {
 					}
 					binaries++
 					if why := base64Problem(blob); why != "" {
-						bad.add("%s (resource %s): blob is not standard base64: %s", at, orAbsent(r["uri"]), why)
+						bad.add("%s (resource %s): blob is not standard base64: %s", at, c.OrAbsent(r["uri"]), why)
 					}
 				}
 			}
@@ -119,7 +119,7 @@ func callChecks() {
 				bad.add("tools/call %s: a non-error result without structuredContent", o.cand.Name)
 				continue
 			}
-			if objectOnly && !isObject(sc) {
+			if objectOnly && !c.IsObject(sc) {
 				bad.add("tools/call %s: structuredContent is %s, not a JSON object (%s)", o.cand.Name, c.Clip(sc), t.Rev)
 				continue
 			}
@@ -192,11 +192,4 @@ func hasMirror(res map[string]json.RawMessage, sc json.RawMessage) bool {
 		}
 	}
 	return false
-}
-
-func orAbsent(raw json.RawMessage) string {
-	if raw == nil {
-		return "absent"
-	}
-	return c.Clip(raw)
 }

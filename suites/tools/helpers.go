@@ -47,18 +47,6 @@ func (tl tool) label() string {
 // absent).
 func (tl tool) schema(member string) json.RawMessage { return tl.Obj[member] }
 
-// isString reports a JSON string.
-func isString(raw json.RawMessage) bool {
-	_, ok := str(raw)
-	return ok
-}
-
-// isObject reports a JSON object.
-func isObject(raw json.RawMessage) bool {
-	var o map[string]json.RawMessage
-	return len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &o) == nil
-}
-
 // listTools walks tools/list on s to the end and returns its tools. The
 // check ends as NA when the server does not declare tools (TOOL-002 covers
 // that case) or when not even the first page came (TOOL-001 reports it).
@@ -231,33 +219,32 @@ type outcome struct {
 // callBudget bounds the time a check spends calling real tools.
 const callBudget = 20 * time.Second
 
-// slowTools remembers, per run and revision, the tools whose call with
-// ordinary arguments timed out, so that the next check does not wait for
-// them again (a long-running tool would cost every check its timeout).
+// slowTools remembers, per run, revision and transport, the tools whose
+// call with ordinary arguments timed out, so that the next check does not
+// wait for them again (a long-running tool would cost every check its
+// timeout).
 type slowTools struct {
 	mu sync.Mutex
 	m  map[string]bool
 }
 
-var slow slowTools
+var slowSets = c.NewMemo[*slowTools]("the set of slow tools")
 
-func (st *slowTools) key(t *c.T, name string) string {
-	return fmt.Sprintf("%p\x00%s\x00%s", t.Env, t.Rev, name)
+// slow returns the run's set for t's revision and transport.
+func slow(t *c.T) *slowTools {
+	return slowSets.Get(t, func() *slowTools { return &slowTools{m: map[string]bool{}} })
 }
 
-func (st *slowTools) has(t *c.T, name string) bool {
+func (st *slowTools) has(name string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.m[st.key(t, name)]
+	return st.m[name]
 }
 
-func (st *slowTools) add(t *c.T, name string) {
+func (st *slowTools) add(name string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.m == nil {
-		st.m = map[string]bool{}
-	}
-	st.m[st.key(t, name)] = true
+	st.m[name] = true
 }
 
 // callAll calls each candidate with its arguments and returns the complete
@@ -272,7 +259,7 @@ func callAll(t *c.T, s *session.Session, cands []candidate) []outcome {
 			t.Note("stopped after %d of %d calls: the calls took longer than %s", i, len(cands), callBudget)
 			break
 		}
-		if slow.has(t, cd.Name) {
+		if slow(t).has(cd.Name) {
 			t.Note("tools/call %s was not repeated: it got no response within the timeout in an earlier check of this revision", cd.Name)
 			continue
 		}
@@ -284,7 +271,7 @@ func callAll(t *c.T, s *session.Session, cands []candidate) []outcome {
 					"the server went away while handling tools/call %s with %s arguments", cd.Name, cd.Source)
 			}
 			if errors.Is(err, wire.ErrTimeout) {
-				slow.add(t, cd.Name)
+				slow(t).add(cd.Name)
 			}
 			t.Note("tools/call %s (%s arguments) got no JSON-RPC response (%v); not judged here", cd.Name, cd.Source, err)
 			continue

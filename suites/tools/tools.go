@@ -54,9 +54,9 @@ func catalogChecks() {
 			switch {
 			case tl.Obj == nil:
 				bad.add("tool #%d is not an object: %s", i+1, c.Clip(tl.Raw))
-			case !isString(tl.Obj["name"]):
+			case !c.IsString(tl.Obj["name"]):
 				bad.add("tool #%d has no string name: %s", i+1, c.Clip(tl.Raw))
-			case !isObject(tl.schema("inputSchema")):
+			case !c.IsObject(tl.schema("inputSchema")):
 				got := "absent"
 				if raw := tl.schema("inputSchema"); raw != nil {
 					got = c.Clip(raw)
@@ -99,7 +99,7 @@ func catalogChecks() {
 		var bad problems
 		for _, tl := range tools {
 			in := tl.schema("inputSchema")
-			if isObject(in) && !rootTypeObject(in) {
+			if c.IsObject(in) && !rootTypeObject(in) {
 				bad.add("tool %s: inputSchema %s", tl.label(), c.Clip(in))
 			}
 			if out := tl.schema("outputSchema"); checkOutput && out != nil && !rootTypeObject(out) {
@@ -120,7 +120,7 @@ func catalogChecks() {
 		for _, tl := range tools {
 			for _, member := range []string{"inputSchema", "outputSchema"} {
 				raw := tl.schema(member)
-				if raw == nil || (member == "inputSchema" && !isObject(raw)) {
+				if raw == nil || (member == "inputSchema" && !c.IsObject(raw)) {
 					continue // TOOL-001 judges a missing or non-object inputSchema
 				}
 				if declared, known, ok := declaredDialect(raw); ok && known == "" {
@@ -149,7 +149,7 @@ func catalogChecks() {
 		var bad problems
 		seen := map[string]int{}
 		for _, tl := range tools {
-			if tl.Obj == nil || !isString(tl.Obj["name"]) {
+			if tl.Obj == nil || !c.IsString(tl.Obj["name"]) {
 				continue // TOOL-001 judges a missing or non-string name
 			}
 			seen[tl.Name]++

@@ -135,22 +135,11 @@ type exercise struct {
 	revision string
 }
 
-var (
-	cacheMu sync.Mutex
-	cache   = map[string]*exercise{}
-)
+var exercises = c.NewMemo[*exercise]("the utilities exercise")
 
 // exerciseFor returns the revision's exercise, running it on first use.
 func exerciseFor(t *c.T) *exercise {
-	key := fmt.Sprintf("%p/%s/%s", t.Env, t.Rev, t.Transport)
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	if ex := cache[key]; ex != nil {
-		return ex
-	}
-	ex := runExercise(t)
-	cache[key] = ex
-	return ex
+	return exercises.Get(t, func() *exercise { return runExercise(t) })
 }
 
 func runExercise(t *c.T) *exercise {
@@ -340,10 +329,15 @@ func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
 		params, o, cl := ph.callParams(s, tl, i)
 		o.Timeout = cancelAfter + cancelWatch + 20*time.Millisecond
 		done := make(chan struct{})
+		callMark := t.Mark()
 		go func() {
 			defer close(done)
 			cl.resp, cl.err = s.Call(t.Ctx, "tools/call", params, o)
 		}()
+		// cancelAfter counts from the request being on the wire: on a
+		// loaded machine the write can come late, and a cancellation
+		// must never precede its request.
+		<-onWire(t, ph.conn, cl.id, callMark, done)
 		timer := time.NewTimer(cancelAfter)
 		select {
 		case <-done:
@@ -390,34 +384,45 @@ func cancelAtOnce(t *c.T, s *session.Session, ph *phase, tl tool, i int) *probe 
 	params, o, cl := ph.callParams(s, tl, i)
 	o.Timeout = cancelWatch + 20*time.Millisecond
 	done := make(chan struct{})
-	sent := make(chan struct{})
 	mark := t.Mark()
 	go func() {
 		defer close(done)
-		go func() {
-			// the request is on the wire once the recorder holds it
-			for n := 0; n < 200; n++ {
-				for _, f := range t.Env.Recorder().Since(mark, 0) {
-					if f.Conn == ph.conn && f.Dir == wire.Out && f.Kind == wire.KindMessage {
-						if m, err := c.Decode(f); err == nil && m.HasID && m.ID.Key() == cl.id.Key() {
-							close(sent)
-							return
-						}
-					}
-				}
-				time.Sleep(time.Millisecond)
-			}
-			close(sent)
-		}()
 		cl.resp, cl.err = s.Call(t.Ctx, "tools/call", params, o)
 	}()
-	<-sent
+	<-onWire(t, ph.conn, cl.id, mark, done)
 	pr := &probe{cl: cl, cancelAt: time.Now(), immediate: true}
 	_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
 	<-done
 	ph.calls = append(ph.calls, cl)
 	watchAfterCancel(t, pr)
 	return pr
+}
+
+// onWire returns a channel closed once the request with id is in the
+// recorder (sent on conn after mark), or the call ended (done), or the
+// check's budget did. It waits for the event, not for a number of polls.
+func onWire(t *c.T, conn string, id jsonrpc.ID, mark int64, done <-chan struct{}) <-chan struct{} {
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for {
+			for _, f := range t.Env.Recorder().Since(mark, 0) {
+				if f.Conn == conn && f.Dir == wire.Out && f.Kind == wire.KindMessage {
+					if m, err := c.Decode(f); err == nil && m.HasID && m.ID.Key() == id.Key() {
+						return
+					}
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-t.Ctx.Done():
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	return sent
 }
 
 // collect keeps the frames of the phase's connection and ties requests and

@@ -39,6 +39,10 @@ type Options struct {
 	// ExitWait is how long Close waits after closing stdin before SIGTERM,
 	// and again after SIGTERM before SIGKILL (default 2s each).
 	ExitWait time.Duration
+	// Prestart: the process is started ahead of need (a pool); the
+	// "started pid" note is recorded when a check takes it (Adopt), so the
+	// transcript of the check running meanwhile does not show it.
+	Prestart bool
 }
 
 // Conn is a running stdio server.
@@ -71,6 +75,8 @@ type Conn struct {
 	// eofWaited and termWaited are set once CloseStdinAndWait and
 	// TerminateAndWait have waited: Close does not wait again.
 	eofWaited, termWaited atomic.Bool
+	// started is when the process was started.
+	started time.Time
 }
 
 // Start launches the command in its own process group.
@@ -142,13 +148,27 @@ func Start(opts Options) (*Conn, error) {
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
 		readDone:   make(chan struct{}),
+		started:    time.Now(),
 	}
-	c.rec.Note(opts.Name, fmt.Sprintf("started pid %d", cmd.Process.Pid))
+	if !opts.Prestart {
+		c.rec.Note(opts.Name, fmt.Sprintf("started pid %d", cmd.Process.Pid))
+	}
 	go c.wait()
 	go c.readStdout()
 	go c.readStderr(errR)
 	return c, nil
 }
+
+// Adopt records the start of a process started ahead of need (Prestart)
+// when a check takes it: what it wrote before is recorded before the
+// check's mark, so it is not that check's.
+func (c *Conn) Adopt() {
+	c.rec.Note(c.opts.Name, fmt.Sprintf("started pid %d (%s ahead of need; nothing was sent to it yet)", c.cmd.Process.Pid, time.Since(c.started).Round(time.Millisecond)))
+}
+
+// Prestarted reports whether the process was started ahead of need
+// (Options.Prestart).
+func (c *Conn) Prestarted() bool { return c.opts.Prestart }
 
 func (c *Conn) wait() {
 	c.exitErr = c.cmd.Wait()

@@ -1,4 +1,4 @@
-package stale
+package staleness
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 // maxProbes caps the calls one check makes per list.
 const maxProbes = 3
 
-var _ = c.Area("stale", func() {
+var _ = c.Area("staleness", func() {
 	c.It("STALE-001", "a case variant of a listed tool or prompt name is an unknown name", func(t *c.T) {
 		s := t.Shared()
 		tested, blocked := 0, 0

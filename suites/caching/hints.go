@@ -1,8 +1,11 @@
-package pagination
+package caching
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -30,16 +33,16 @@ var _ = c.Area("caching", func() {
 				t.Note("%s: the result is not an object; not judged here", what)
 				return
 			}
-			if rt := resultType(res); rt != "" && rt != "complete" {
+			if rt := c.ResultType(res); rt != "" && rt != "complete" {
 				t.Note("%s: resultType %q is not a complete result; not judged here", what, rt)
 				return
 			}
 			judged++
 			if why := checkTTL(res["ttlMs"]); why != "" {
-				t.Violation("ttlMs: an integer ≥ 0", orAbsent(res["ttlMs"]), "%s: %s", what, why)
+				t.Violation("ttlMs: an integer ≥ 0", c.OrAbsent(res["ttlMs"]), "%s: %s", what, why)
 			}
 			if why := checkScope(res["cacheScope"]); why != "" {
-				t.Violation(`cacheScope: "public" or "private"`, orAbsent(res["cacheScope"]), "%s: %s", what, why)
+				t.Violation(`cacheScope: "public" or "private"`, c.OrAbsent(res["cacheScope"]), "%s: %s", what, why)
 			}
 		}
 
@@ -47,10 +50,13 @@ var _ = c.Area("caching", func() {
 		if resp, err := t.TryCall(s, "server/discover", nil, nil); err == nil && resp.IsResult() {
 			judge("server/discover", resp)
 		} else {
-			t.Note("server/discover gave no result (%s); LIFE-006 judges it", c.Clip([]byte(describe(resp, err))))
+			t.Note("server/discover gave no result (%s); LIFE-006 judges it", c.Clip([]byte(c.Describe(resp, err))))
 		}
 		var resources []json.RawMessage
-		for _, k := range declaredKinds(s) {
+		for _, k := range c.ListKinds {
+			if !c.Declared(s, k.Capability) {
+				continue
+			}
 			t.Step("walk " + k.Method)
 			w := t.WalkList(s, k.Method)
 			if !w.Complete() {
@@ -76,7 +82,7 @@ var _ = c.Area("caching", func() {
 			t.Step("resources/read " + uri)
 			resp, err := t.TryCall(s, "resources/read", map[string]any{"uri": uri}, nil)
 			if err != nil || !resp.IsResult() {
-				t.Note("resources/read of a listed resource gave no result (%s); the resources area judges it", c.Clip([]byte(describe(resp, err))))
+				t.Note("resources/read of a listed resource gave no result (%s); the resources area judges it", c.Clip([]byte(c.Describe(resp, err))))
 				continue
 			}
 			judge("resources/read "+uri, resp)
@@ -137,7 +143,7 @@ var _ = c.Area("caching", func() {
 				continue // errors are the prompts and resources areas' concern
 			}
 			res := resp.Msg.ResultObject()
-			if res == nil || resultType(res) != "input_required" {
+			if res == nil || c.ResultType(res) != "input_required" {
 				continue
 			}
 			seen++
@@ -153,3 +159,40 @@ var _ = c.Area("caching", func() {
 		}
 	})
 })
+
+// checkTTL reports why ttlMs is not an integer ≥ 0 ("" when it is). A JSON
+// number with a zero fraction (5.0) is an integer for JSON Schema.
+func checkTTL(raw json.RawMessage) string {
+	if raw == nil {
+		return "ttlMs is missing"
+	}
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&n) != nil {
+		return "ttlMs is not a number"
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	switch {
+	case err != nil || math.IsInf(f, 0):
+		return "ttlMs is not a usable number"
+	case f != math.Trunc(f):
+		return "ttlMs is not an integer"
+	case f < 0:
+		return "ttlMs is negative"
+	}
+	return ""
+}
+
+// checkScope reports why cacheScope is not "public" or "private" ("" when
+// it is).
+func checkScope(raw json.RawMessage) string {
+	if raw == nil {
+		return "cacheScope is missing"
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || (s != "public" && s != "private") {
+		return `cacheScope is not "public" or "private"`
+	}
+	return ""
+}

@@ -1,4 +1,4 @@
-package stale
+package staleness
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
-	"github.com/mcpconform/mcpconform/suites/subscriptions"
 )
 
 // kinds are the lists a catalog change can touch: the capability, its list
@@ -222,10 +221,10 @@ func describeKeys(keys []string) string {
 // listenAll opens a 2026-07-28 listen stream asking for every list change
 // and waits for its acknowledgment; the returned function closes it.
 func listenAll(t *c.T, s *session.Session) func() {
-	st := subscriptions.Listen(t, s, jsonrpc.StringID("mcpconform-stale-listen"), map[string]any{
+	st := c.Listen(t, s, jsonrpc.StringID("mcpconform-stale-listen"), map[string]any{
 		"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true,
 	})
-	st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == subscriptions.Ack })
+	st.WaitFor(func(m *jsonrpc.Message) bool { return m.Method == c.SubscriptionAck })
 	return st.Close
 }
 

@@ -1,4 +1,5 @@
-package prompts
+// Package completion holds the completion/complete checks (CMP-xxx).
+package completion
 
 import (
 	"encoding/json"
@@ -47,16 +48,16 @@ var _ = c.Area("completion", func() {
 
 	c.It("CMP-002", "completion/complete gets -32601 without completions and -32602 for an unknown prompt", func(t *c.T) {
 		s := t.Shared()
-		var ps []prompt
+		var ps []c.Prompt
 		if c.Declared(s, "prompts") {
-			_, ps = listed(t, s)
+			_, ps = c.ListedPrompts(t, s)
 		}
 		if !c.Declared(s, "completions") {
 			// One fault: a well-formed request about a listed prompt
 			// argument when there is one.
 			p, ok := promptProbe(t, s)
 			if !ok {
-				p = completionProbe{what: "a made-up prompt", ref: map[string]any{"type": "ref/prompt", "name": unknownName(ps)}, arg: "mcpconform"}
+				p = completionProbe{what: "a made-up prompt", ref: map[string]any{"type": "ref/prompt", "name": c.UnknownPromptName(ps)}, arg: "mcpconform"}
 			}
 			what := "completion/complete (completions is not declared) for " + p.what
 			resp := t.Call(s, "completion/complete", p.params(), nil)
@@ -69,7 +70,7 @@ var _ = c.Area("completion", func() {
 			}
 			return
 		}
-		name := unknownName(ps)
+		name := c.UnknownPromptName(ps)
 		p := completionProbe{what: fmt.Sprintf("the unlisted prompt %q", name), ref: map[string]any{"type": "ref/prompt", "name": name}, arg: "mcpconform"}
 		resp := t.Call(s, "completion/complete", p.params(), nil)
 		if resp.IsResult() {
@@ -97,10 +98,10 @@ func promptProbe(t *c.T, s *session.Session) (completionProbe, bool) {
 	if !c.Declared(s, "prompts") {
 		return completionProbe{what: "the server does not declare prompts"}, false
 	}
-	_, ps := listed(t, s)
-	var pick *prompt
+	_, ps := c.ListedPrompts(t, s)
+	var pick *c.Prompt
 	for i := range ps {
-		if len(ps[i].required()) > 0 {
+		if len(ps[i].Required()) > 0 {
 			pick = &ps[i]
 			break
 		}
@@ -112,7 +113,7 @@ func promptProbe(t *c.T, s *session.Session) (completionProbe, bool) {
 		return completionProbe{what: "no listed prompt declares an argument"}, false
 	}
 	arg := pick.Args[0].Name
-	if req := pick.required(); len(req) > 0 {
+	if req := pick.Required(); len(req) > 0 {
 		arg = req[0]
 	}
 	return completionProbe{
@@ -177,25 +178,25 @@ func templateVars(tpl string) []string {
 func completionProblem(res map[string]json.RawMessage) string {
 	var comp map[string]json.RawMessage
 	if json.Unmarshal(res["completion"], &comp) != nil || comp == nil {
-		return fmt.Sprintf("completion is %s, not an object", shown(res["completion"]))
+		return fmt.Sprintf("completion is %s, not an object", c.OrAbsent(res["completion"]))
 	}
 	var values []json.RawMessage
 	if json.Unmarshal(comp["values"], &values) != nil || values == nil {
-		return fmt.Sprintf("completion.values is %s, not an array", shown(comp["values"]))
+		return fmt.Sprintf("completion.values is %s, not an array", c.OrAbsent(comp["values"]))
 	}
 	for i, v := range values {
-		if !isString(v) {
-			return fmt.Sprintf("completion.values[%d] is %s, not a string", i, shown(v))
+		if !c.IsString(v) {
+			return fmt.Sprintf("completion.values[%d] is %s, not a string", i, c.OrAbsent(v))
 		}
 	}
 	if len(values) > maxCompletionValues {
 		return fmt.Sprintf("completion.values has %d items; at most %d are allowed", len(values), maxCompletionValues)
 	}
 	if total, ok := comp["total"]; ok && !isInteger(total) {
-		return fmt.Sprintf("completion.total is %s, not an integer", shown(total))
+		return fmt.Sprintf("completion.total is %s, not an integer", c.OrAbsent(total))
 	}
 	if more, ok := comp["hasMore"]; ok && string(more) != "true" && string(more) != "false" {
-		return fmt.Sprintf("completion.hasMore is %s, not a boolean", shown(more))
+		return fmt.Sprintf("completion.hasMore is %s, not a boolean", c.OrAbsent(more))
 	}
 	return ""
 }

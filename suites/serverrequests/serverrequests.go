@@ -1,4 +1,4 @@
-package legacy
+package serverrequests
 
 import (
 	"encoding/json"
@@ -57,19 +57,12 @@ type exercise struct {
 	problem  string // a harness problem that prevents judging
 }
 
-var (
-	cacheMu sync.Mutex
-	cache   = map[string]*exercise{}
-)
+var exercises = c.NewMemo[*exercise]("the server-request sessions")
 
 // run returns the revision's exercise, computing it on first use.
-func run(t *c.T) *exercise {
-	key := fmt.Sprintf("%p/%s/%s", t.Env, t.Rev, t.Transport)
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	if ex := cache[key]; ex != nil {
-		return ex
-	}
+func run(t *c.T) *exercise { return exercises.Get(t, func() *exercise { return runExercise(t) }) }
+
+func runExercise(t *c.T) *exercise {
 	ex := &exercise{}
 	// The sessions are independent: they run at once.
 	ls := plan(t.Rev)
@@ -90,7 +83,6 @@ func run(t *c.T) *exercise {
 		}
 		ex.sessions = append(ex.sessions, ls[i])
 	}
-	cache[key] = ex
 	return ex
 }
 
@@ -125,7 +117,7 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 	defer t.Env.CloseLater(s)
 	resp, err := s.InitializeWith(t.Ctx, string(t.Rev), ls.caps)
 	if err != nil || !resp.IsResult() {
-		return fmt.Sprintf("initialize from %s failed (%s); the handshake is LIFE-001's concern", ls.label, describe(resp, err))
+		return fmt.Sprintf("initialize from %s failed (%s); the handshake is LIFE-001's concern", ls.label, c.Describe(resp, err))
 	}
 	var init struct {
 		ProtocolVersion string                     `json:"protocolVersion"`
@@ -220,13 +212,6 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 		ls.requests = append(ls.requests, observed{method: msg.Method, params: p, raw: f.Raw})
 	}
 	return ""
-}
-
-func describe(resp *session.Response, err error) string {
-	if err != nil {
-		return err.Error()
-	}
-	return resp.Describe()
 }
 
 func declared(ls *legSession, name string) bool { _, ok := ls.caps[name]; return ok }

@@ -1,0 +1,103 @@
+package conform
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+)
+
+// A Memo is work several checks share, done once per run, revision and
+// transport: the exercise the utilities checks judge, the MRTR targets, the
+// legacy server-request sessions. Its values live in the Env, so a new run
+// (a new Env) computes them afresh and a finished run frees them.
+//
+// Declare one per kind of value, at package level:
+//
+//	var exercises = c.NewMemo[*exercise]("the utilities exercise")
+//
+//	ex := exercises.Get(t, func() *exercise { return runExercise(t) })
+type Memo[V any] struct{ name string }
+
+// NewMemo returns a memo; name says what it holds (in the message of a check
+// that stopped waiting for it).
+func NewMemo[V any](name string) *Memo[V] { return &Memo[V]{name: name} }
+
+// Get returns the value for t's revision and transport, computing it with
+// compute (which runs on t, the first check that asks) on first use. Checks
+// that ask while it is being computed wait for it. When compute ends its
+// check (t.Error, t.NA, a violation) nothing is stored and the next check
+// that asks computes it again. A check whose budget runs out while it waits
+// ends with ERROR.
+func (m *Memo[V]) Get(t *T, compute func() V) V {
+	v, ok := t.Env.memos.get(t.Ctx, memoKey{memo: m, rev: t.Rev, transport: t.Transport}, func() any { return compute() })
+	if !ok {
+		t.Error("the check's budget ran out while it waited for %s (computed by another check)", m.name)
+	}
+	out, _ := v.(V) // a nil interface value is V's zero value
+	return out
+}
+
+type memoKey struct {
+	memo      any // the *Memo[V]: one namespace per declaration
+	rev       catalog.Revision
+	transport string
+}
+
+type memoEntry struct {
+	done chan struct{} // closed when the computation ended
+	v    any
+	ok   bool // v was computed (false: the computation ended its check)
+}
+
+// memoTable is the Env's memo storage.
+type memoTable struct {
+	mu sync.Mutex
+	m  map[memoKey]*memoEntry
+}
+
+// get returns k's value, computing it once; ok is false when ctx ended
+// while another caller's computation was running.
+func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any) (v any, ok bool) {
+	for {
+		tb.mu.Lock()
+		if tb.m == nil {
+			tb.m = map[memoKey]*memoEntry{}
+		}
+		e := tb.m[k]
+		if e == nil {
+			e = &memoEntry{done: make(chan struct{})}
+			tb.m[k] = e
+			tb.mu.Unlock()
+			tb.fill(k, e, compute)
+			return e.v, true
+		}
+		tb.mu.Unlock()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			return nil, false
+		}
+		if e.ok {
+			return e.v, true
+		}
+		// The computing caller ended without a value: compute it here.
+	}
+}
+
+// fill computes e; a panic (a check ending) leaves no value behind and
+// wakes the waiters, which compute again.
+func (tb *memoTable) fill(k memoKey, e *memoEntry, compute func() any) {
+	defer func() {
+		if !e.ok {
+			tb.mu.Lock()
+			if tb.m[k] == e {
+				delete(tb.m, k)
+			}
+			tb.mu.Unlock()
+		}
+		close(e.done)
+	}()
+	e.v = compute()
+	e.ok = true
+}

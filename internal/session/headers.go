@@ -1,0 +1,61 @@
+package session
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
+)
+
+// HTTPHeaders returns the MCP headers of an HTTP request carrying a
+// request or notification with method and params (the transport adds
+// Accept, Content-Type and Authorization): before 2026-07-28, the session
+// id sid when there is one and MCP-Protocol-Version from 2025-06-18 on
+// (rev is the negotiated revision, "" before it is known); in the modern
+// era (modern), MCP-Protocol-Version, Mcp-Method and, for tools/call,
+// prompts/get and resources/read, Mcp-Name (NameFor). The one builder of
+// these rules: the session's own requests and the fuzzer's raw ones use it.
+func HTTPHeaders(modern bool, sid string, rev catalog.Revision, method string, params json.RawMessage) http.Header {
+	h := http.Header{}
+	if !modern {
+		if sid != "" {
+			h.Set(HeaderSessionID, sid)
+		}
+		if rev != "" && rev >= catalog.R20250618 {
+			h.Set(HeaderProtocolVersion, string(rev))
+		}
+		return h
+	}
+	h.Set(HeaderProtocolVersion, string(catalog.Modern))
+	if method != "" {
+		h.Set(HeaderMethod, streamhttp.EncodeHeaderValue(method))
+	}
+	if name, ok := NameFor(method, params); ok {
+		h.Set(HeaderName, streamhttp.EncodeHeaderValue(name))
+	}
+	return h
+}
+
+// NameFor returns the value of Mcp-Name for method: params.name for
+// tools/call and prompts/get, params.uri for resources/read.
+func NameFor(method string, params json.RawMessage) (string, bool) {
+	var field string
+	switch method {
+	case "tools/call", "prompts/get":
+		field = "name"
+	case "resources/read":
+		field = "uri"
+	default:
+		return "", false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return "", false
+	}
+	var v string
+	if json.Unmarshal(obj[field], &v) != nil {
+		return "", false
+	}
+	return v, true
+}

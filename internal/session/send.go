@@ -1,0 +1,51 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Notify sends a notification. On HTTP the reply head is returned.
+func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.Reply, error) {
+	var p json.RawMessage
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return nil, err
+		}
+	}
+	var payload []byte
+	if p == nil {
+		payload = jsonrpc.Notification(method, nil)
+	} else {
+		payload = jsonrpc.Notification(method, p)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	hdr := s.headersFor(method, p)
+	return s.conn.Send(ctx, payload, &wire.SendOptions{Header: hdr})
+}
+
+// SendRaw sends payload as is, with the session's headers for method
+// (method may be "" for none). It does not wait for anything.
+func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOptions) (*wire.Reply, error) {
+	if !wellFormedNotification(bytes.TrimSuffix(payload, []byte("\n"))) && wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) == "" {
+		s.junk.Store(true)
+	}
+	s.markRaw()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	return s.conn.Send(ctx, payload, so)
+}
+
+// markRaw notes that a raw payload is being written (rawAt).
+func (s *Session) markRaw() {
+	s.mu.Lock()
+	s.rawAt = time.Now()
+	s.mu.Unlock()
+}

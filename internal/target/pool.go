@@ -1,0 +1,149 @@
+package target
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/mcpconform/mcpconform/internal/wire/stdio"
+)
+
+// DefaultPrestart is how many stdio server processes a run keeps started
+// ahead of need (Target.StartPool) unless told otherwise: a check that
+// needs a fresh process (a handshake check, a stimulus that may poison the
+// shared session) takes one whose start-up (a Node or .NET runtime, a
+// second or more on a loaded machine) already happened while earlier
+// checks ran. Three cover the checks that open three sessions at once and
+// most runs of consecutive handshake checks; each unused one costs a
+// start-up's CPU.
+const DefaultPrestart = 3
+
+// pool holds stdio processes started ahead of need: started, nothing sent
+// to them. Each one taken is replaced in the background.
+type pool struct {
+	mu     sync.Mutex
+	size   int
+	idle   []*stdio.Conn
+	closed bool
+	// inflight counts the processes being started.
+	inflight int
+	// starting counts the refills under way (Close waits for them).
+	starting sync.WaitGroup
+	// taken counts the processes handed out, unused the ones ended idle.
+	taken, unused int64
+}
+
+// StartPool keeps Prestart stdio server processes started ahead of need
+// (none for an HTTP target). ClosePool ends the idle ones; call it on
+// every exit path once the checks are done.
+func (t *Target) StartPool() {
+	n := t.Prestart
+	if n == 0 {
+		n = DefaultPrestart
+	}
+	if n <= 0 || t.URL != "" {
+		return
+	}
+	t.pool.mu.Lock()
+	t.pool.size = n
+	t.pool.closed = false
+	t.pool.mu.Unlock()
+	t.refill()
+}
+
+// refill starts processes in the background until the pool holds its size
+// (counting those being started).
+func (t *Target) refill() {
+	p := &t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for n := len(p.idle) + p.inflight; !p.closed && n < p.size; n++ {
+		p.inflight++
+		p.starting.Add(1)
+		go func() {
+			defer p.starting.Done()
+			c, err := t.startStdio(true)
+			p.mu.Lock()
+			p.inflight--
+			switch {
+			case err != nil:
+				p.size = 0 // the synchronous start reports the error
+			case p.closed:
+				p.unused++
+				p.mu.Unlock()
+				c.Close()
+				return
+			default:
+				p.idle = append(p.idle, c)
+			}
+			p.mu.Unlock()
+		}()
+	}
+}
+
+// take hands out the oldest idle process that is still running (nil when
+// none is ready) and starts its replacement. A process that ended while
+// idle is closed (reaped) and skipped: its exit is in the recorder.
+func (t *Target) take() *stdio.Conn {
+	p := &t.pool
+	var got *stdio.Conn
+	var dead []*stdio.Conn
+	p.mu.Lock()
+	for got == nil && len(p.idle) > 0 {
+		c := p.idle[0]
+		p.idle = p.idle[1:]
+		select {
+		case <-c.Exited():
+			dead = append(dead, c)
+		default:
+			got = c
+			p.taken++
+		}
+	}
+	p.unused += int64(len(dead))
+	p.mu.Unlock()
+	for _, c := range dead {
+		c.Close()
+	}
+	if got != nil || len(dead) > 0 {
+		t.refill()
+	}
+	if got != nil {
+		got.Adopt()
+	}
+	return got
+}
+
+// ClosePool ends the idle processes (concurrently) and waits for them and
+// for refills under way; the pool takes no more.
+func (t *Target) ClosePool() {
+	p := &t.pool
+	p.mu.Lock()
+	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.unused += int64(len(idle))
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range idle {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
+		}()
+	}
+	wg.Wait()
+	p.starting.Wait()
+}
+
+// startStdio starts a server process named stdio#N.
+func (t *Target) startStdio(prestart bool) (*stdio.Conn, error) {
+	n := t.seq.Add(1)
+	return stdio.Start(stdio.Options{
+		Command:  t.Command,
+		Env:      t.Env,
+		Dir:      t.Dir,
+		Name:     fmt.Sprintf("stdio#%d", n),
+		Recorder: t.Recorder,
+		Prestart: prestart,
+	})
+}

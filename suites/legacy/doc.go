@@ -1,2 +1,0 @@
-// Package legacy holds the checks of server-to-client requests in the initialize era (LEG-xxx).
-package legacy

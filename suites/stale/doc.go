@@ -1,2 +1,0 @@
-// Package stale holds the stale-reference checks (STALE-xxx): a discovered catalog is a snapshot, not a promise.
-package stale
