@@ -59,6 +59,9 @@ type Performance struct {
 	// server.
 	PatienceMs float64 `json:"patienceMs"`
 	TimeoutMs  float64 `json:"timeoutMs"`
+	// WindowMs is the quiet window waited after a barrier's answer for
+	// traffic that must not come (3 × p99, 5–25 ms, or --window as given).
+	WindowMs float64 `json:"windowMs,omitempty"`
 	// Connections opened (on stdio, server processes started), handshakes
 	// performed and their total time (on stdio including start-up).
 	Connections int64   `json:"connections"`

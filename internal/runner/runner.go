@@ -560,7 +560,7 @@ func performanceOf(env *conform.Env) *result.Performance {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return &result.Performance{
 		LatencySamples: l.Count(), LatencyP50Ms: ms(l.Quantile(0.5)), LatencyP99Ms: ms(l.Quantile(0.99)),
-		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout),
+		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout), WindowMs: ms(env.QuietWindow()),
 		Connections: st.Connections, Handshakes: st.Handshakes, HandshakeMs: st.HandshakeMs,
 		Prestarted: st.Prestarted, Unused: st.Unused,
 	}
