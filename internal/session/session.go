@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -329,8 +331,16 @@ const (
 	maxEventBytes = 32 << 20
 )
 
+// addEventLocked keeps s.events in recorder order (Frame.Seq): frames of
+// concurrent HTTP streams may be dispatched out of the order they were
+// recorded in, so a late one moves back to its place (a step or two).
+// Events and WaitEvent then find the first event after a mark by binary
+// search instead of scanning every stored event on every call.
 func (s *Session) addEventLocked(e Event) {
 	s.events = append(s.events, e)
+	for i := len(s.events) - 1; i > 0 && s.events[i-1].Frame.Seq > s.events[i].Frame.Seq; i-- {
+		s.events[i-1], s.events[i] = s.events[i], s.events[i-1]
+	}
 	s.eventBytes += len(e.Frame.Raw)
 	for len(s.events) > maxEvents || (s.eventBytes > maxEventBytes && len(s.events) > 1) {
 		s.eventBytes -= len(s.events[0].Frame.Raw)
@@ -479,13 +489,17 @@ func (s *Session) answerServerRequest(ctx context.Context, msg *jsonrpc.Message)
 func (s *Session) Events(after int64) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Event
-	for _, e := range s.events {
-		if e.Frame.Seq > after {
-			out = append(out, e)
-		}
+	rest := s.events[s.firstAfterLocked(after):]
+	if len(rest) == 0 {
+		return nil
 	}
-	return out
+	return slices.Clone(rest)
+}
+
+// firstAfterLocked is the index of the first stored event recorded after
+// seq.
+func (s *Session) firstAfterLocked(seq int64) int {
+	return sort.Search(len(s.events), func(i int) bool { return s.events[i].Frame.Seq > seq })
 }
 
 // WaitEvent waits until an event after seq satisfies pred, ctx ends, or the
@@ -493,8 +507,8 @@ func (s *Session) Events(after int64) []Event {
 func (s *Session) WaitEvent(ctx context.Context, after int64, pred func(Event) bool) (Event, bool) {
 	for {
 		s.mu.Lock()
-		for _, e := range s.events {
-			if e.Frame.Seq > after && pred(e) {
+		for _, e := range s.events[s.firstAfterLocked(after):] {
+			if pred(e) {
 				s.mu.Unlock()
 				return e, true
 			}

@@ -215,6 +215,7 @@ func (x *exchange) stoppedByUs(err error) bool {
 func (x *exchange) readSSE(body io.Reader) {
 	p := newSSEParser(body, x.c.maxMsg, x.onEvent)
 	err := p.run()
+	p.release()
 	if err != io.EOF {
 		x.note(x.stopText(err))
 	}
