@@ -139,6 +139,28 @@ func (e *Env) Patience() time.Duration {
 // Patience is Env.Patience.
 func (t *T) Patience() time.Duration { return t.Env.Patience() }
 
+// KnowLatency makes Patience follow the server before a check relies on it
+// to cut short waits for answers that may never come: while fewer than
+// minLatencySamples answers were timed (a check that runs first), it sends
+// the revision's probe on the shared session until they are. Without it
+// such a check waits the whole per-request timeout.
+func (t *T) KnowLatency() {
+	l := t.Env.Target.Latency()
+	if l.Count() >= minLatencySamples {
+		return
+	}
+	s, err := t.Env.Shared(t.Ctx, t.Rev)
+	if err != nil {
+		return // the shared session's trouble is other checks' to judge
+	}
+	m, p := t.Probe()
+	for i := 0; i < 2*minLatencySamples && l.Count() < minLatencySamples && t.Ctx.Err() == nil; i++ {
+		if _, err := s.Call(t.Ctx, m, p, nil); err != nil {
+			return
+		}
+	}
+}
+
 // The quiet window: the grace, after a barrier request was answered, for a
 // server that handles messages concurrently to send what it meant to send
 // for the messages before the barrier (T.Settle, T.Quiet). Like Patience it

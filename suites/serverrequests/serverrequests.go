@@ -63,6 +63,9 @@ var exercises = c.NewMemo[*exercise]("the server-request sessions")
 func run(t *c.T) *exercise { return exercises.Get(t, func() *exercise { return runExercise(t) }) }
 
 func runExercise(t *c.T) *exercise {
+	// The tool calls below wait only the patience (a tool that waits on
+	// the client is not waited out): it must follow the server already.
+	t.KnowLatency()
 	ex := &exercise{}
 	// The sessions are independent: they run at once.
 	ls := plan(t.Rev)
