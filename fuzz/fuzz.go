@@ -23,6 +23,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -380,3 +382,12 @@ func (h *harness) caseFuncs(ctx context.Context, props []string, pol policy.Call
 	}
 	return gens, skipped
 }
+
+func writeFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

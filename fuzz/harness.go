@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -442,8 +440,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 
 	// Wait until every request is answered (or accounted for by a response
-	// with an unknown id), the connection ends, or the deadline passes.
+	// with an unknown id, or by an error addressed to no request when every
+	// message was well-formed), the connection ends, or the deadline passes.
 	wctx, cancel := context.WithTimeout(ctx, h.timeout)
+	isRejected := func(x int64) bool { rejMu.Lock(); defer rejMu.Unlock(); return rejected[x] }
 	after := mark
 	answered, unknown := 0, 0
 	var evs []session.Event
@@ -464,6 +464,8 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				seen[e.Msg.ID.Key()] = true
 			} else if e.Msg.HasID && !e.Msg.ID.IsNull() && !xo.late(e.Msg.ID.Key()) && !quiet[e.Msg.ID.Key()] && faultIDs[e.Msg.ID.Key()] == "" {
 				unknown++
+			} else if faults == 0 && e.Msg.IsError() && (!e.Msg.HasID || e.Msg.ID.IsNull()) && !isRejected(e.Frame.Exchange) {
+				unknown++ // all well-formed: it answers one of them (error-without-id)
 			}
 		}
 		rejMu.Lock()
@@ -624,7 +626,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 	crossed := false // a response came with an id no request had: the missing response is that defect, not a hang
 	for _, p := range probs {
-		crossed = crossed || p.Code == "unknown-id" || p.Code == "id-type-changed"
+		crossed = crossed || p.Code == "unknown-id" || p.Code == "id-type-changed" || p.Code == "error-without-id"
 	}
 	if !closed {
 		for _, r := range order {
@@ -788,12 +790,3 @@ func clip(b []byte) string {
 	}
 	return s
 }
-
-func writeFile(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
-}
-
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
