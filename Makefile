@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/mcpconform
 REPORTS ?= mcpconform-report
 
-.PHONY: build test test-campaigns corpus corpus-update sidebyside demo demo-http bench lint checks-list clean
+.PHONY: build test test-slow corpus corpus-update sidebyside demo demo-http bench lint checks-list clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
@@ -17,14 +17,18 @@ TEST_P ?= 4
 test:
 	$(GO) test -count=1 -p $(TEST_P) -timeout 20m ./...
 
-# The fuzzer's campaign tests (build tag campaigns, fuzz/campaign_test.go and
-# fuzz/native_test.go): whole campaigns against the fuzz-only mutants, each
-# found, shrunk and replayed, the state machines' lifecycle defects, and
-# `go test -fuzz` from another module. They take ~2.5 minutes and their
-# shrinking is bounded in time, so they run on their own, not beside the
-# kill matrix; .ci/run runs them after make test.
-test-campaigns:
-	$(GO) test -tags campaigns -count=1 -timeout 20m -run 'TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule' ./fuzz/
+# The slow tests (build tag slow), which make test leaves out and .ci/run
+# runs right after it: the fuzzer's whole campaigns (fuzz/campaign_test.go:
+# the fuzz-only mutants found, shrunk and replayed, the state machines'
+# lifecycle defects, the reference with no finding over both transports, a
+# crash found and the campaign going on), the go-sdk control-character crash
+# (fuzz/gosdk_test.go, builds a go-sdk example), `go test -fuzz` from another
+# module (fuzz/native_test.go) and the HTML report in headless Chromium
+# (reports/htmlbrowser_test.go). ~3 minutes; their shrinking is bounded in
+# time, so they run on their own, not beside the kill matrix.
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium
+test-slow:
+	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/
 
 # The third-party corpus (fixtures/thirdparty, slow, not part of test):
 # installs pinned independent servers (npm and go-sdk examples) into
@@ -88,7 +92,7 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags campaigns ./fuzz/
+	$(GO) vet -tags slow ./fuzz/ ./reports/
 	@$(GO) run ./cmd/mcpconform list --all | diff -u suites/checks.txt - \
 		|| { echo "suites/checks.txt differs from 'mcpconform list --all': run make checks-list and commit it"; exit 1; }
 

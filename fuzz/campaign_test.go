@@ -1,11 +1,11 @@
-//go:build campaigns
+//go:build slow
 
 package fuzz
 
 // The campaign tests: whole fuzzing campaigns against mutants only a
 // campaign finds, each shrunk and replayed. They take minutes and their
 // shrinking is bounded in time, so they run on their own, in
-// `make test-campaigns` (which .ci/run runs after `make test`), not beside
+// `make test-slow` (which .ci/run runs after `make test`), not beside
 // the kill matrix.
 
 import (
@@ -170,4 +170,41 @@ func TestSeqFindsLifecycleDefects(t *testing.T) {
 			t.Fatalf("steps: %+v", steps)
 		}
 	})
+}
+
+// The fuzzer finds nothing on the reference fixture, in both eras and over
+// both transports (its false-positive guard).
+func TestReferenceHasNoFinding(t *testing.T) {
+	for _, rev := range []catalog.Revision{"", catalog.LatestLegacy} {
+		t.Run("stdio/"+string(rev), func(t *testing.T) {
+			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30})
+			if len(res.Findings) > 0 || res.Cases < (len(Properties())-len(res.Skipped))*30 || len(res.Skipped) > 1 {
+				t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
+			}
+		})
+	}
+	t.Run("http", func(t *testing.T) {
+		url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
+		res := campaign(t, tg, Config{Checks: 30})
+		if len(res.Findings) > 0 || res.Cases < len(Properties())*30 || len(res.Skipped) > 0 {
+			t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
+		}
+	})
+}
+
+// A crashing stdio target is a finding, and the campaign goes on with a
+// new process.
+func TestCrashIsAFindingAndTheCampaignGoesOn(t *testing.T) {
+	res := campaign(t, stdioTarget("--mutant", "exit-on-parse-error"), Config{Checks: 20, Rounds: 1, Properties: []string{PropRaw, PropTools}})
+	if len(res.Findings) != 1 || res.Findings[0].Signature() != "raw/transport/crash" {
+		t.Fatalf("findings: %+v", res.Findings)
+	}
+	if res.PerProperty[PropTools] != 20 {
+		t.Errorf("the campaign did not go on after the crash: %v cases", res.PerProperty)
+	}
 }

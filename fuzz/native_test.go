@@ -1,4 +1,4 @@
-//go:build campaigns
+//go:build slow
 
 package fuzz
 

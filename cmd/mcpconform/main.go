@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -89,6 +90,16 @@ exit codes: 0 conformant, 1 failures (or WARN with --strict), 2 usage error or t
 `
 
 func main() {
+	// MCPCONFORM_CPUPROFILE=file writes a CPU profile of the whole command
+	// (for developers measuring where a run's time goes; see make bench).
+	if p := os.Getenv("MCPCONFORM_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
+			code := realMain(os.Args[1:], os.Stdout, os.Stderr)
+			pprof.StopCPUProfile()
+			f.Close()
+			os.Exit(code)
+		}
+	}
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -160,6 +160,12 @@ func std004(t *c.T) {
 			case !resp.IsResult():
 				t.Warn("a request with %s was not served: %s; the spec requires nothing of this framing (§14.1), but clients do send it", k.what, c.Clip(resp.Msg.Raw))
 			}
+			// answers to the blank lines after the request come after its
+			// response: let them arrive before the next case's mark, or
+			// they read as that case's framing error
+			if closed, _ := s.Closed(); !closed {
+				t.Settle(s)
+			}
 			continue
 		}
 		resp, err := callOrFramingError(t, s, k.id, payload)
