@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 )
 
 // Standard and MCP error codes.
@@ -219,6 +221,8 @@ type Message struct {
 	Error    *Error
 	ErrorRaw json.RawMessage
 	HasError bool
+
+	valid bool // decoded from valid JSON (Decode): its members need no new validation
 }
 
 // ErrNotObject is returned by Decode for JSON that is not an object.
@@ -238,11 +242,11 @@ func Decode(raw []byte) (*Message, error) {
 		}
 		return nil, errors.New("invalid JSON")
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &members); err != nil {
+	members, err := jsonobj.Decode(trimmed, false)
+	if err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	m := &Message{Raw: raw, Members: members}
+	m := &Message{Raw: raw, Members: members, valid: true}
 	if v, ok := members["jsonrpc"]; ok {
 		m.HasJSONRPC = true
 		_ = json.Unmarshal(v, &m.JSONRPC)
@@ -317,8 +321,8 @@ func (m *Message) ErrorCode() (int64, bool) {
 
 // ResultObject decodes the result as a JSON object (nil when not an object).
 func (m *Message) ResultObject() map[string]json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(m.Result, &obj) != nil {
+	obj, err := jsonobj.Decode(m.Result, m.valid)
+	if err != nil {
 		return nil
 	}
 	return obj

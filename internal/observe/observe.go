@@ -21,11 +21,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -274,6 +276,93 @@ func (m *metaMember) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// sentParams are the members of a sent request's params the observer keeps.
+type sentParams struct {
+	Meta            map[string]metaMember      `json:"_meta"`
+	ProtocolVersion string                     `json:"protocolVersion"`
+	Capabilities    map[string]json.RawMessage `json:"capabilities"`
+	Task            json.RawMessage            `json:"task"`
+}
+
+var sentParamNames = []string{"_meta", "protocolVersion", "capabilities", "task"}
+
+// decode fills p from raw as json.Unmarshal does. Params of megabytes (the
+// robustness probes' stimuli, valid JSON) are first cut down to the
+// members p keeps, and a large _meta to its members with the large values
+// elided (a metaMember keeps nothing of them anyway): unmarshalling the
+// megabytes again was the observer's largest cost.
+func (p *sentParams) decode(raw json.RawMessage) {
+	ms, ok := []jsonobj.Member(nil), false
+	if len(raw) >= jsonobj.Large {
+		ms, ok = jsonobj.Members(raw)
+	}
+	if !ok {
+		_ = json.Unmarshal(raw, p)
+		return
+	}
+	elided := map[string]bool{} // _meta keys whose last value was large
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, m := range ms {
+		if !slices.ContainsFunc(sentParamNames, func(n string) bool { return strings.EqualFold(n, m.Key) }) {
+			continue // json.Unmarshal would ignore it too
+		}
+		v := m.Value
+		if strings.EqualFold(m.Key, "_meta") {
+			switch inner, ok := jsonobj.Members(v); {
+			case ok && len(v) > maxMetaMember:
+				v = elideLarge(inner, elided)
+			case ok:
+				for _, im := range inner {
+					delete(elided, im.Key) // a later small value wins
+				}
+			case string(v) == "null":
+				clear(elided) // the map is dropped
+			}
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		writeMember(&b, m.Key, v)
+	}
+	b.WriteByte('}')
+	_ = json.Unmarshal(b.Bytes(), p)
+	for k := range elided {
+		if p.Meta != nil {
+			p.Meta[k] = nil // present, nothing kept: what a large value decodes to
+		}
+	}
+}
+
+// elideLarge rebuilds an object with every value over maxMetaMember bytes
+// replaced by null, noting those keys in elided (and forgetting a key whose
+// later value is small: the last duplicate wins).
+func elideLarge(ms []jsonobj.Member, elided map[string]bool) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if len(m.Value) > maxMetaMember {
+			writeMember(&b, m.Key, json.RawMessage("null"))
+			elided[m.Key] = true
+		} else {
+			writeMember(&b, m.Key, m.Value)
+			delete(elided, m.Key)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func writeMember(b *bytes.Buffer, key string, v json.RawMessage) {
+	k, _ := json.Marshal(key)
+	b.Write(k)
+	b.WriteByte(':')
+	b.Write(v)
+}
+
 // sent records what a request or notification of the harness tells.
 func (o *Observer) sent(c *conn, f wire.Frame) {
 	if t := bytes.TrimSpace(f.Raw); len(t) > 0 && t[0] == '[' {
@@ -283,13 +372,8 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 	if err != nil || !m.HasMethod {
 		return
 	}
-	var params struct {
-		Meta            map[string]metaMember      `json:"_meta"`
-		ProtocolVersion string                     `json:"protocolVersion"`
-		Capabilities    map[string]json.RawMessage `json:"capabilities"`
-		Task            json.RawMessage            `json:"task"`
-	}
-	_ = json.Unmarshal(m.Params, &params)
+	var params sentParams
+	params.decode(m.Params)
 	if !m.HasID {
 		switch m.Method {
 		case "notifications/initialized":

@@ -1,7 +1,9 @@
 package observe
 
 import (
+	"encoding/json"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -205,6 +207,28 @@ func TestHarnessProvokedIsNotJudged(t *testing.T) {
 			only(t, f.o)
 		} else {
 			only(t, f.o, "LIFE-005", "LEG-002", "STD-001")
+		}
+	}
+}
+
+// The observer's cut-down decoding of megabyte params keeps what
+// json.Unmarshal keeps: the members it knows (matched as encoding/json
+// matches them), _meta members (large ones present and empty), duplicates
+// merged, the last one winning.
+func TestSentParamsDecodeLargeAgrees(t *testing.T) {
+	big := `"` + strings.Repeat(`x\"`, 100<<10) + `"`
+	for _, raw := range []string{
+		`{"_meta":{"big":` + big + `,"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"task":{"ttl":1},"other":` + big + `}`,
+		`{"_META":{"a":1},"_meta":{"a":` + big + `,"b":2},"_meta":{"b":` + big + `},"Task":null,"arguments":{"s":` + big + `}}`,
+		`{"_meta":{"a":` + big + `},"_meta":{"a":"small"}}`,
+		`{"_meta":` + big + `}`,
+		`{"_meta":{"a":` + big + `},"_meta":null,"_meta":{"b":1}}`,
+	} {
+		var want, got sentParams
+		_ = json.Unmarshal([]byte(raw), &want)
+		got.decode(json.RawMessage(raw))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%.80s…:\n got %+v\nwant %+v", raw, got, want)
 		}
 	}
 }
