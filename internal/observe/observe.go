@@ -166,6 +166,27 @@ type conn struct {
 	// cancelled are the requests the harness cancelled whose
 	// cancellation is not settled yet (bounded).
 	cancelled []*request
+	// posted are the HTTP exchanges that POSTed one well-formed
+	// notification (or legacy response), until their reply is judged
+	// (HTTP-004).
+	posted map[int64]*request
+	// gets are the GET exchanges that listen for an event stream; true
+	// when the GET resumes a stream (Last-Event-ID).
+	gets map[int64]bool
+	// streams holds per exchange what HTTP-005 and HTTP-009 track of an
+	// event stream.
+	streams map[int64]*stream
+	// eventIDs maps the SSE event ids seen in a session (by its
+	// Mcp-Session-Id, "" without one) to the exchange that first carried
+	// each (HTTP-009).
+	eventIDs map[string]map[string]int64
+}
+
+// stream is the observer's state of one HTTP exchange's event stream.
+type stream struct {
+	session  string // the Mcp-Session-Id the request carried
+	answered bool   // the response to the exchange's request arrived on it
+	resuming bool   // a GET with Last-Event-ID
 }
 
 // Observer watches every frame of a run. It is safe for concurrent use.
@@ -250,6 +271,9 @@ func (o *Observer) Frame(f wire.Frame) {
 		}
 		c.mcp[f.Exchange] = f.HTTP.Method == "POST" && f.Kind == wire.KindMessage ||
 			f.HTTP.Method == "GET" && strings.Contains(f.HTTP.Header.Get("Accept"), "text/event-stream")
+		if c.mcp[f.Exchange] {
+			o.exchange(c, f)
+		}
 		if f.Kind == wire.KindMessage {
 			o.sent(c, f)
 		}
@@ -280,7 +304,13 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		c.sentBatch = true
 	}
 	m, err := jsonrpc.Decode(f.Raw)
-	if err != nil || !m.HasMethod {
+	if err != nil {
+		return
+	}
+	if !m.HasMethod || !m.HasID {
+		o.posting(c, f, m)
+	}
+	if !m.HasMethod {
 		return
 	}
 	var params struct {
@@ -352,6 +382,9 @@ type event struct {
 	m    *jsonrpc.Message // nil when the payload is not a JSON object
 	err  error            // why m is nil
 	req  *request         // the request m answers, or whose HTTP exchange carried it
+	// posted is the notification or response whose POST this reply
+	// answers (HTTP-004), nil when none.
+	posted *request
 	resp bool             // m is the response to req
 	rev  catalog.Revision // the revision m belongs to ("" unknown)
 
@@ -389,6 +422,10 @@ func (o *Observer) received(c *conn, f wire.Frame) {
 		if r := c.exchanges[f.Exchange]; r != nil {
 			e.req, e.rev = r, r.rev
 		}
+		if r := c.posted[f.Exchange]; r != nil {
+			e.posted, e.rev = r, r.rev
+			delete(c.posted, f.Exchange) // its reply is judged once, on its first frame
+		}
 	}
 	if e.m != nil && e.m.Kind() == jsonrpc.KindResponse && e.m.HasID {
 		if r := c.pending[e.m.ID.Key()]; r != nil {
@@ -403,6 +440,7 @@ func (o *Observer) received(c *conn, f wire.Frame) {
 		rl.judge(e)
 	}
 	if e.m != nil && e.resp {
+		streamAnswered(c, e)
 		o.answered(c, e)
 	}
 }
@@ -476,9 +514,12 @@ func (e *event) violate(id string, soft bool, format string, args ...any) {
 	}
 	check := o.check
 	var frames []wire.Frame
-	if e.req != nil {
-		check = e.req.check
-		frames = append(frames, e.req.frame)
+	if r := e.req; r != nil || e.posted != nil {
+		if r == nil {
+			r = e.posted
+		}
+		check = r.check
+		frames = append(frames, r.frame)
 	}
 	frames = append(frames, keep(e.f, keepOffending))
 	o.first[k] = &Violation{Requirement: id, Revision: e.rev, Transport: e.c.transport, Soft: soft, Check: check,
