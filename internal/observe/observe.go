@@ -376,17 +376,17 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 
 // event is one server message in its context.
 type event struct {
-	o    *Observer
-	c    *conn
-	f    wire.Frame
-	m    *jsonrpc.Message // nil when the payload is not a JSON object
-	err  error            // why m is nil
-	req  *request         // the request m answers, or whose HTTP exchange carried it
+	o   *Observer
+	c   *conn
+	f   wire.Frame
+	m   *jsonrpc.Message // nil when the payload is not a JSON object
+	err error            // why m is nil
+	req *request         // the request m answers, or whose HTTP exchange carried it
 	// posted is the notification or response whose POST this reply
 	// answers (HTTP-004), nil when none.
 	posted *request
-	resp bool             // m is the response to req
-	rev  catalog.Revision // the revision m belongs to ("" unknown)
+	resp   bool             // m is the response to req
+	rev    catalog.Revision // the revision m belongs to ("" unknown)
 
 	res     map[string]json.RawMessage // m's result object, decoded once
 	resDone bool
