@@ -93,8 +93,9 @@ func standardHeaders(h http.Header) bool {
 }
 
 // HTTP-004: a POSTed notification (legacy: or response) that is accepted
-// gets 202 with an empty body; one not accepted gets a 4xx with an empty
-// body or an id-less JSON-RPC error. Judged on the reply's first frame.
+// gets 202 with an empty body; one not accepted gets a 4xx (whose JSON
+// body, if any, is an id-less JSON-RPC error). Judged on the reply's first
+// frame.
 func http004(e *event) {
 	r := e.posted
 	if r == nil || e.f.HTTP == nil {
@@ -108,7 +109,13 @@ func http004(e *event) {
 			e.violate("HTTP-004", false, "the 202 reply to a POSTed %s has a body (%s)", r.method, clip(e.f.Raw))
 		}
 	case st >= 400 && st < 500:
-		if len(raw) == 0 || e.f.Truncated || !standardHeaders(r.frame.HTTP.Header) {
+		// The spec's words: "MUST return an HTTP error status code … The
+		// HTTP response body MAY comprise a JSON-RPC error response that
+		// has no id." A body that is not JSON (a plain-text reason, as the
+		// go-sdk writes) breaks no MUST and is not judged here; a JSON body
+		// must be that id-less error (an id, or a result, would answer a
+		// request that was never made).
+		if len(raw) == 0 || e.f.Truncated || !json.Valid(raw) || !standardHeaders(r.frame.HTTP.Header) {
 			return
 		}
 		if m, err := jsonrpc.Decode(raw); err != nil || !m.IsError() || m.HasMethod || m.HasID && !m.ID.IsNull() {

@@ -74,6 +74,9 @@ func TestPostedNotificationsAndResponses(t *testing.T) {
 	h.reply(x, 400, wire.KindMessage, `{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no"}}`, "-")
 	x = h.post(`{"jsonrpc":"2.0","id":"srv-1","result":{}}`)
 	h.reply(x, 404, wire.KindBody, ``, "-")
+	// a plain-text reason: the spec only allows a JSON-RPC error body (MAY)
+	x = h.post(`{"jsonrpc":"2.0","method":"notifications/x-unknown"}`)
+	h.reply(x, 400, wire.KindBody, `JSON RPC not handled: "notifications/x-unknown" unsupported`, "-")
 	// malformed by the harness, or sent with a foreign Origin: not judged
 	x = h.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}`)
 	h.reply(x, 200, wire.KindMessage, `{"jsonrpc":"2.0","result":{}}`, "-")
@@ -102,7 +105,7 @@ func TestPostedNotificationsAndResponses(t *testing.T) {
 	}{
 		{202, wire.KindMessage, `{"jsonrpc":"2.0","result":{}}`, "has a body"},
 		{400, wire.KindMessage, `{"jsonrpc":"2.0","id":"srv-1","error":{"code":-32600,"message":"x"}}`, "not an id-less JSON-RPC error"},
-		{400, wire.KindBody, `Bad Request`, "not an id-less JSON-RPC error"},
+		{400, wire.KindMessage, `{"jsonrpc":"2.0","result":{}}`, "not an id-less JSON-RPC error"},
 		{500, wire.KindBody, ``, "HTTP 500"},
 	} {
 		g := &hfeed{o: New()}
