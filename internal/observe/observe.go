@@ -170,9 +170,6 @@ type conn struct {
 	// notification (or legacy response), until their reply is judged
 	// (HTTP-004).
 	posted map[int64]*request
-	// gets are the GET exchanges that listen for an event stream; true
-	// when the GET resumes a stream (Last-Event-ID).
-	gets map[int64]bool
 	// streams holds per exchange what HTTP-005 and HTTP-009 track of an
 	// event stream.
 	streams map[int64]*stream

@@ -46,7 +46,6 @@ var rules = []rule{
 	{id: "HTTP-003", truncated: true, judge: http003},
 	{id: "HTTP-004", truncated: true, judge: http004},
 	{id: "HTTP-005", judge: http005},
-	{id: "HTTP-006", judge: http006},
 	{id: "HTTP-007", truncated: true, judge: http007},
 	{id: "HTTP-017", judge: http017},
 	{id: "HTTP-018", judge: http018},

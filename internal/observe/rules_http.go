@@ -19,14 +19,17 @@ const maxEventIDs = 1 << 16
 
 // exchange records an MCP exchange the harness opened: its event stream's
 // session and, for a GET, whether it resumes a stream.
+//
+// HTTP-006 (a GET stream carries no response unless resuming) is not judged
+// here: no check but HTTP-006's own opens a GET that does not resume, so an
+// observer would see nothing its probe does not.
 func (o *Observer) exchange(c *conn, f wire.Frame) {
 	if c.streams == nil || len(c.streams) >= maxPending {
-		c.streams, c.gets, c.posted = map[int64]*stream{}, map[int64]bool{}, map[int64]*request{}
+		c.streams, c.posted = map[int64]*stream{}, map[int64]*request{}
 	}
 	st := &stream{session: f.HTTP.Header.Get("Mcp-Session-Id")}
 	if f.HTTP.Method == http.MethodGet {
 		st.resuming = f.HTTP.Header.Get("Last-Event-ID") != ""
-		c.gets[f.Exchange] = st.resuming
 	}
 	c.streams[f.Exchange] = st
 }
@@ -155,16 +158,6 @@ func streamAnswered(c *conn, e *event) {
 	if st := c.streams[e.f.Exchange]; st != nil {
 		st.answered = true
 	}
-}
-
-// HTTP-006: a GET stream never carries a JSON-RPC response unless it
-// resumes a stream (legacy revisions).
-func http006(e *event) {
-	resuming, isGET := e.c.gets[e.f.Exchange]
-	if !isGET || resuming || !e.msg() || e.m.Kind() != jsonrpc.KindResponse {
-		return
-	}
-	e.violate("HTTP-006", false, "the GET event stream (not resuming) carried a JSON-RPC response (id %s)", e.m.ID)
 }
 
 // HTTP-009: SSE event ids are unique across all streams of a session

@@ -151,22 +151,6 @@ func TestSSEStreamsOfEveryExchange(t *testing.T) {
 	}
 }
 
-// HTTP-006: a GET stream that does not resume never carries a response.
-func TestGETStreamCarriesNoResponse(t *testing.T) {
-	h := &hfeed{o: New()}
-	h.initialize()
-	x := h.get("")
-	h.reply(x, 200, wire.KindMessage, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`, "")
-	y := h.get("ev-3")
-	h.reply(y, 200, wire.KindMessage, `{"jsonrpc":"2.0","id":5,"result":{}}`, "") // a resumed stream may
-	exactly(t, h.o)
-	h.reply(x, 200, wire.KindMessage, `{"jsonrpc":"2.0","id":6,"result":{}}`, "")
-	vs := exactly(t, h.o, "HTTP-006")
-	if !strings.Contains(vs[0].Message, "id 6") || vs[0].Revision != "2025-11-25" {
-		t.Errorf("HTTP-006: %+v", vs[0])
-	}
-}
-
 // HTTP-009: event ids are unique across the streams of a session; a
 // resumed stream replays its events with their ids.
 func TestEventIDsUniqueAcrossStreams(t *testing.T) {
