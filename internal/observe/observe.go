@@ -184,6 +184,8 @@ type stream struct {
 	session  string // the Mcp-Session-Id the request carried
 	answered bool   // the response to the exchange's request arrived on it
 	resuming bool   // a GET with Last-Event-ID
+	// headJudged: the reply's head was judged (HTTP-019)
+	headJudged bool
 }
 
 // Observer watches every frame of a run. It is safe for concurrent use.
@@ -195,6 +197,10 @@ type Observer struct {
 	order      []vkey
 	tasks      bool // the server advertised the tasks extension somewhere
 	transports map[string]bool
+	// legacyServed: some initialize was answered with a result naming a
+	// legacy revision, so the server serves the legacy era too (rules of
+	// modernOnly do not bind it).
+	legacyServed bool
 	// validResults caches the results (revision, method, result bytes)
 	// found valid for the message model (RPC-013): the lists every check
 	// fetches again are validated once.
@@ -226,6 +232,9 @@ func (o *Observer) Violations() []Violation {
 	defer o.mu.Unlock()
 	out := make([]Violation, 0, len(o.order))
 	for _, k := range o.order {
+		if o.legacyServed && modernOnly[k.req] {
+			continue
+		}
 		out = append(out, *o.first[k])
 	}
 	return out
@@ -473,6 +482,9 @@ func (o *Observer) answered(c *conn, e *event) {
 		var pv string
 		if json.Unmarshal(res["protocolVersion"], &pv) == nil && catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() {
 			c.legacy, c.era = catalog.Revision(pv), catalog.Revision(pv)
+			if e.m.HasResult && !e.m.HasError {
+				o.legacyServed = true
+			}
 		}
 	}
 	if e.req.token != "" {

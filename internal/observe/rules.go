@@ -51,6 +51,7 @@ var rules = []rule{
 	{id: "HTTP-018", judge: http018},
 	{id: "HTTP-020", judge: http020},
 	{id: "HTTP-009", judge: http009},
+	{id: "HTTP-019", truncated: true, judge: http019},
 }
 
 // Requirements lists the requirement ids judged over the whole run.

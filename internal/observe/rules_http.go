@@ -197,3 +197,24 @@ func http009(e *event) {
 	}
 	ids[f.HTTP.EventID] = f.Exchange
 }
+
+// modernOnly are the requirements that bind only a server supporting
+// 2026-07-28 alone ("Earlier Streamable HTTP Revisions"): their violations
+// are dropped when the run saw the server serve a legacy initialize.
+var modernOnly = map[string]bool{"HTTP-019": true}
+
+// HTTP-019: a server that supports only 2026-07-28 never sets
+// Mcp-Session-Id on a response (SHOULD). Judged once per exchange, on the
+// replies to 2026-07-28 requests that carried no Mcp-Session-Id (one that
+// did is HTTP-019's own probe: the server may be echoing the harness).
+func http019(e *event) {
+	f := e.f
+	st := e.c.streams[f.Exchange]
+	if !modern(e) || f.HTTP == nil || e.req == nil || e.req.rev != catalog.Modern || st == nil || st.session != "" || st.headJudged {
+		return
+	}
+	st.headJudged = true
+	if sid := f.HTTP.Header.Get("Mcp-Session-Id"); sid != "" {
+		e.violate("HTTP-019", false, "the reply to the 2026-07-28 %s sets Mcp-Session-Id %q", e.req.method, clip([]byte(sid)))
+	}
+}

@@ -168,3 +168,31 @@ func TestEventIDsUniqueAcrossStreams(t *testing.T) {
 		t.Errorf("HTTP-009: %+v", vs[0])
 	}
 }
+
+// HTTP-019 binds a server that supports only 2026-07-28: a reply that sets
+// Mcp-Session-Id is reported unless the run saw the server serve a legacy
+// initialize; a request that carried the header (the probe) is not judged.
+func TestSessionIDOnAModernOnlyServer(t *testing.T) {
+	run := func(legacy bool) []Violation {
+		h := &hfeed{o: New()}
+		if legacy {
+			h.initialize()
+		}
+		h.o.SetCheck("TOOL-001 [2026-07-28] (tools)")
+		x := h.post(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`, "Mcp-Session-Id", "")
+		h.seq++
+		h.o.Frame(wire.Frame{Seq: h.seq, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: x,
+			HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {"abc"}}},
+			Raw:  []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}`)})
+		x = h.post(`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{`+modernMeta+`}}`, "Mcp-Session-Id", "mcpconform-no-such-session")
+		h.seq++
+		h.o.Frame(wire.Frame{Seq: h.seq, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: x,
+			HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {"mcpconform-no-such-session"}}},
+			Raw:  []byte(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete"}}`)})
+		return only(t, h.o, map[bool][]string{false: {"HTTP-019"}, true: nil}[legacy]...)
+	}
+	if vs := run(false); vs[0].Count != 1 || !strings.Contains(vs[0].Message, `"abc"`) || !strings.Contains(vs[0].Check, "TOOL-001") {
+		t.Errorf("HTTP-019: %+v", vs[0])
+	}
+	run(true)
+}
