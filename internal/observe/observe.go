@@ -184,8 +184,9 @@ type stream struct {
 	session  string // the Mcp-Session-Id the request carried
 	answered bool   // the response to the exchange's request arrived on it
 	resuming bool   // a GET with Last-Event-ID
-	// headJudged: the reply's head was judged (HTTP-019)
-	headJudged bool
+	// headJudged: the reply's head was judged (HTTP-019); authJudged: its
+	// challenge (AUTH-003, AUTH-004, AUTH-009)
+	headJudged, authJudged bool
 }
 
 // Observer watches every frame of a run. It is safe for concurrent use.
@@ -396,6 +397,13 @@ type event struct {
 
 	res     map[string]json.RawMessage // m's result object, decoded once
 	resDone bool
+
+	// auth is the reply's Bearer challenges, parsed once for the AUTH rules.
+	auth struct {
+		done, ok bool
+		status   int
+		chs      []map[string]string
+	}
 }
 
 // result returns the result object of m (nil when m has none or it is not

@@ -52,6 +52,9 @@ var rules = []rule{
 	{id: "HTTP-020", judge: http020},
 	{id: "HTTP-009", judge: http009},
 	{id: "HTTP-019", truncated: true, judge: http019},
+	{id: "AUTH-003", truncated: true, judge: auth003},
+	{id: "AUTH-004", truncated: true, judge: auth004},
+	{id: "AUTH-009", truncated: true, judge: auth009},
 }
 
 // Requirements lists the requirement ids judged over the whole run.

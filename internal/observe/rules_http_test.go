@@ -196,3 +196,54 @@ func TestSessionIDOnAModernOnlyServer(t *testing.T) {
 	}
 	run(true)
 }
+
+// The AUTH rules judge every 401/403 challenge of an MCP exchange.
+func TestChallengesOfEveryRefusal(t *testing.T) {
+	chs := bearerParams([]string{`Basic realm="x", Bearer resource_metadata="https://h/.well-known/oauth-protected-resource/mcp", scope="a b", error="invalid_token"`, `Bearer scope=c`})
+	if len(chs) != 2 || chs[0]["scope"] != "a b" || chs[0]["error"] != "invalid_token" || chs[1]["scope"] != "c" || chs[0]["realm"] != "" {
+		t.Fatalf("bearerParams: %v", chs)
+	}
+	refuse := func(rev, www string, status int) []Violation {
+		h := &hfeed{o: New()}
+		h.o.SetCheck("AUTH-002 [" + rev + "] (bad tokens)")
+		x := h.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + rev + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+		h.seq++
+		h.o.Frame(wire.Frame{Seq: h.seq, Conn: "http#1", Dir: wire.In, Kind: wire.KindBody, Exchange: x,
+			HTTP: &wire.HTTPInfo{Status: status, Header: http.Header{"Www-Authenticate": {www}}}, Raw: []byte("Unauthorized\n")})
+		return h.o.Violations()
+	}
+	ids := func(vs []Violation) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Requirement)
+		}
+		return strings.Join(out, ",")
+	}
+	good := `Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp", scope="hints", error="invalid_token"`
+	for _, c := range []struct {
+		rev, www string
+		status   int
+		want     string
+	}{
+		{"2025-11-25", good, 401, ""},
+		{"2025-11-25", `Bearer resource_metadata="/.well-known/oauth-protected-resource", scope="hints"`, 401, "AUTH-003"},
+		{"2025-06-18", `Bearer scope="hints"`, 401, "AUTH-003"},
+		{"2025-11-25", `Bearer scope="hints"`, 401, ""}, // the well-known URI may serve it
+		{"2025-11-25", `Bearer resource_metadata="http://h/x"`, 401, "AUTH-004"},
+		{"2025-06-18", `Bearer resource_metadata="http://h/x"`, 401, ""}, // AUTH-004 is 2025-11-25+
+		{"2025-11-25", `Bearer error="insufficient_scope", scope="hints offline_access"`, 403, ""}, // AUTH-009 is 2026-07-28
+	} {
+		if got := ids(refuse(c.rev, c.www, c.status)); got != c.want {
+			t.Errorf("%s %d %s: %s, want %q", c.rev, c.status, c.www, got, c.want)
+		}
+	}
+	// 2026-07-28: offline_access in a 403's scope
+	h := &hfeed{o: New()}
+	x := h.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t",` + modernMeta + `}}`)
+	h.seq++
+	h.o.Frame(wire.Frame{Seq: h.seq, Conn: "http#1", Dir: wire.In, Kind: wire.KindBody, Exchange: x,
+		HTTP: &wire.HTTPInfo{Status: 403, Header: http.Header{"Www-Authenticate": {`Bearer error="insufficient_scope", scope="steps offline_access"`}}}})
+	if vs := only(t, h.o, "AUTH-009"); !strings.Contains(vs[0].Message, "403") || !strings.Contains(vs[0].Message, "tools/call") {
+		t.Errorf("AUTH-009: %+v", vs[0])
+	}
+}
