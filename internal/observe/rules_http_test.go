@@ -230,7 +230,7 @@ func TestChallengesOfEveryRefusal(t *testing.T) {
 		{"2025-06-18", `Bearer scope="hints"`, 401, "AUTH-003"},
 		{"2025-11-25", `Bearer scope="hints"`, 401, ""}, // the well-known URI may serve it
 		{"2025-11-25", `Bearer resource_metadata="http://h/x"`, 401, "AUTH-004"},
-		{"2025-06-18", `Bearer resource_metadata="http://h/x"`, 401, ""}, // AUTH-004 is 2025-11-25+
+		{"2025-06-18", `Bearer resource_metadata="http://h/x"`, 401, ""},                           // AUTH-004 is 2025-11-25+
 		{"2025-11-25", `Bearer error="insufficient_scope", scope="hints offline_access"`, 403, ""}, // AUTH-009 is 2026-07-28
 	} {
 		if got := ids(refuse(c.rev, c.www, c.status)); got != c.want {
