@@ -3,6 +3,7 @@ package observe
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -109,7 +110,7 @@ func http004(e *event) {
 	switch {
 	case st == http.StatusAccepted:
 		if len(raw) > 0 {
-			e.violate("HTTP-004", false, "the 202 reply to a POSTed %s has a body (%s)", r.method, clip(e.f.Raw))
+			e.violate("HTTP-004", false, "the 202 reply to a POSTed %s has a body (%s)", r.method, bodyOf(e.f))
 		}
 	case st >= 400 && st < 500:
 		// The spec's words: "MUST return an HTTP error status code … The
@@ -125,8 +126,20 @@ func http004(e *event) {
 			e.violate("HTTP-004", false, "a POSTed %s refused with HTTP %d got a body that is not an id-less JSON-RPC error: %s", r.method, st, clip(e.f.Raw))
 		}
 	default:
-		e.violate("HTTP-004", false, "a POSTed %s got HTTP %d, not 202 (accepted) or a 4xx (refused); body %s", r.method, st, clip(e.f.Raw))
+		e.violate("HTTP-004", false, "a POSTed %s got HTTP %d, not 202 (accepted) or a 4xx (refused); body %s", r.method, st, bodyOf(e.f))
 	}
+}
+
+// bodyOf describes a reply body as far as it was read: a body whose read
+// stopped early is not called empty.
+func bodyOf(f wire.Frame) string {
+	switch {
+	case !f.Truncated:
+		return clip(f.Raw)
+	case len(f.Raw) == 0:
+		return "(not read: the read stopped before its first byte)"
+	}
+	return clip(f.Raw) + fmt.Sprintf(" (the read stopped after %d bytes)", len(f.Raw))
 }
 
 // HTTP-005: an SSE data payload is a single JSON-RPC message (from

@@ -117,8 +117,19 @@ func TestPostedNotificationsAndResponses(t *testing.T) {
 		}
 	}
 
-	// a 2026-07-28 client sends no responses: such a POST is a probe
+	// a body whose read the harness stopped is not described as empty
 	g := &hfeed{o: New()}
+	g.initialize()
+	x = g.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r"}}`)
+	g.seq++
+	g.o.Frame(wire.Frame{Seq: g.seq, Conn: "http#1", Dir: wire.In, Kind: wire.KindBody, Exchange: x, Truncated: true,
+		HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}})
+	if vs := exactly(t, g.o, "HTTP-004"); !strings.Contains(vs[0].Message, "not read") || strings.Contains(vs[0].Message, "(empty)") {
+		t.Errorf("HTTP-004 on a cut body: %q", vs[0].Message)
+	}
+
+	// a 2026-07-28 client sends no responses: such a POST is a probe
+	g = &hfeed{o: New()}
 	x = g.post(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`)
 	g.reply(x, 200, wire.KindMessage, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}`, "-")
 	x = g.post(`{"jsonrpc":"2.0","id":"srv-1","result":{}}`)
