@@ -168,6 +168,27 @@ type conn struct {
 	// cancelled are the requests the harness cancelled whose
 	// cancellation is not settled yet (bounded).
 	cancelled []*request
+	// posted are the HTTP exchanges that POSTed one well-formed
+	// notification (or legacy response), until their reply is judged
+	// (HTTP-004).
+	posted map[int64]*request
+	// streams holds per exchange what HTTP-005 and HTTP-009 track of an
+	// event stream.
+	streams map[int64]*stream
+	// eventIDs maps the SSE event ids seen in a session (by its
+	// Mcp-Session-Id, "" without one) to the exchange that first carried
+	// each (HTTP-009).
+	eventIDs map[string]map[string]int64
+}
+
+// stream is the observer's state of one HTTP exchange's event stream.
+type stream struct {
+	session  string // the Mcp-Session-Id the request carried
+	answered bool   // the response to the exchange's request arrived on it
+	resuming bool   // a GET with Last-Event-ID
+	// headJudged: the reply's head was judged (HTTP-019); authJudged: its
+	// challenge (AUTH-003, AUTH-004, AUTH-009)
+	headJudged, authJudged bool
 }
 
 // Observer watches every frame of a run. It is safe for concurrent use.
@@ -179,6 +200,10 @@ type Observer struct {
 	order      []vkey
 	tasks      bool // the server advertised the tasks extension somewhere
 	transports map[string]bool
+	// legacyServed: some initialize was answered with a result naming a
+	// legacy revision, so the server serves the legacy era too (rules of
+	// modernOnly do not bind it).
+	legacyServed bool
 	// validResults caches the results (revision, method, result bytes)
 	// found valid for the message model (RPC-013): the lists every check
 	// fetches again are validated once.
@@ -210,6 +235,9 @@ func (o *Observer) Violations() []Violation {
 	defer o.mu.Unlock()
 	out := make([]Violation, 0, len(o.order))
 	for _, k := range o.order {
+		if o.legacyServed && modernOnly[k.req] {
+			continue
+		}
 		out = append(out, *o.first[k])
 	}
 	return out
@@ -252,6 +280,9 @@ func (o *Observer) Frame(f wire.Frame) {
 		}
 		c.mcp[f.Exchange] = f.HTTP.Method == "POST" && f.Kind == wire.KindMessage ||
 			f.HTTP.Method == "GET" && strings.Contains(f.HTTP.Header.Get("Accept"), "text/event-stream")
+		if c.mcp[f.Exchange] {
+			o.exchange(c, f)
+		}
 		if f.Kind == wire.KindMessage {
 			o.sent(c, f)
 		}
@@ -369,7 +400,13 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		c.sentBatch = true
 	}
 	m, err := jsonrpc.Decode(f.Raw)
-	if err != nil || !m.HasMethod {
+	if err != nil {
+		return
+	}
+	if !m.HasMethod || !m.HasID {
+		o.posting(c, f, m)
+	}
+	if !m.HasMethod {
 		return
 	}
 	var params sentParams
@@ -430,17 +467,27 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 
 // event is one server message in its context.
 type event struct {
-	o    *Observer
-	c    *conn
-	f    wire.Frame
-	m    *jsonrpc.Message // nil when the payload is not a JSON object
-	err  error            // why m is nil
-	req  *request         // the request m answers, or whose HTTP exchange carried it
-	resp bool             // m is the response to req
-	rev  catalog.Revision // the revision m belongs to ("" unknown)
+	o   *Observer
+	c   *conn
+	f   wire.Frame
+	m   *jsonrpc.Message // nil when the payload is not a JSON object
+	err error            // why m is nil
+	req *request         // the request m answers, or whose HTTP exchange carried it
+	// posted is the notification or response whose POST this reply
+	// answers (HTTP-004), nil when none.
+	posted *request
+	resp   bool             // m is the response to req
+	rev    catalog.Revision // the revision m belongs to ("" unknown)
 
 	res     map[string]json.RawMessage // m's result object, decoded once
 	resDone bool
+
+	// auth is the reply's Bearer challenges, parsed once for the AUTH rules.
+	auth struct {
+		done, ok bool
+		status   int
+		chs      []map[string]string
+	}
 }
 
 // result returns the result object of m (nil when m has none or it is not
@@ -473,6 +520,10 @@ func (o *Observer) received(c *conn, f wire.Frame) {
 		if r := c.exchanges[f.Exchange]; r != nil {
 			e.req, e.rev = r, r.rev
 		}
+		if r := c.posted[f.Exchange]; r != nil {
+			e.posted, e.rev = r, r.rev
+			delete(c.posted, f.Exchange) // its reply is judged once, on its first frame
+		}
 	}
 	if e.m != nil && e.m.Kind() == jsonrpc.KindResponse && e.m.HasID {
 		if r := c.pending[e.m.ID.Key()]; r != nil {
@@ -487,6 +538,7 @@ func (o *Observer) received(c *conn, f wire.Frame) {
 		rl.judge(e)
 	}
 	if e.m != nil && e.resp {
+		streamAnswered(c, e)
 		o.answered(c, e)
 	}
 }
@@ -522,6 +574,9 @@ func (o *Observer) answered(c *conn, e *event) {
 		var pv string
 		if json.Unmarshal(res["protocolVersion"], &pv) == nil && catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() {
 			c.legacy, c.era = catalog.Revision(pv), catalog.Revision(pv)
+			if e.m.HasResult && !e.m.HasError {
+				o.legacyServed = true
+			}
 		}
 	}
 	if e.req.token != "" {
@@ -560,9 +615,12 @@ func (e *event) violate(id string, soft bool, format string, args ...any) {
 	}
 	check := o.check
 	var frames []wire.Frame
-	if e.req != nil {
-		check = e.req.check
-		frames = append(frames, e.req.frame)
+	if r := e.req; r != nil || e.posted != nil {
+		if r == nil {
+			r = e.posted
+		}
+		check = r.check
+		frames = append(frames, r.frame)
 	}
 	frames = append(frames, keep(e.f, keepOffending))
 	o.first[k] = &Violation{Requirement: id, Revision: e.rev, Transport: e.c.transport, Soft: soft, Check: check,

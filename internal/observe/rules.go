@@ -44,10 +44,17 @@ var rules = []rule{
 	{id: "PROG-002", judge: prog002},
 	{id: "CAN-003", judge: can003},
 	{id: "HTTP-003", truncated: true, judge: http003},
+	{id: "HTTP-004", truncated: true, judge: http004},
+	{id: "HTTP-005", judge: http005},
 	{id: "HTTP-007", truncated: true, judge: http007},
 	{id: "HTTP-017", judge: http017},
 	{id: "HTTP-018", judge: http018},
 	{id: "HTTP-020", judge: http020},
+	{id: "HTTP-009", judge: http009},
+	{id: "HTTP-019", truncated: true, judge: http019},
+	{id: "AUTH-003", truncated: true, judge: auth003},
+	{id: "AUTH-004", truncated: true, judge: auth004},
+	{id: "AUTH-009", truncated: true, judge: auth009},
 }
 
 // Requirements lists the requirement ids judged over the whole run.
