@@ -70,6 +70,9 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 	if s.Transport() != wire.HTTP {
 		payload = append(append([]byte(nil), payload...), '\n')
 	}
+	// the answers to requests sent before the server's next message
+	// measure this input, not the server's pace: no latency samples
+	s.MarkRaw()
 	reply, err := s.Conn().Send(ctx, payload, &wire.SendOptions{Raw: true, Header: rawHeaders(s, method)})
 	if err != nil {
 		if closed, _ := s.Closed(); closed || errors.Is(err, wire.ErrClosed) {
