@@ -150,16 +150,38 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 	if !pooled {
 		return t.startStdio(false)
 	}
-	if c := t.take(); c != nil {
+	if c := t.take(false); c != nil {
 		return c, nil
 	}
 	return t.startStdio(false)
 }
 
+// sessionConn is Connect for a session about to be wrapped around the
+// connection: a process taken from the pool is replaced once it answered
+// (see newSession).
+func (t *Target) sessionConn() (wire.Conn, error) {
+	if t.URL == "" {
+		if c := t.take(true); c != nil {
+			return c, nil
+		}
+	}
+	return t.Connect()
+}
+
+// newSession wraps conn for rev with options o and, for a process taken
+// from the pool, starts its replacement once it has answered.
+func (t *Target) newSession(conn wire.Conn, o session.Options) *session.Session {
+	s := session.New(conn, o)
+	if sc, ok := conn.(*stdio.Conn); ok && sc.Prestarted() {
+		go t.refillAfterAnswer(s)
+	}
+	return s
+}
+
 // Session opens a new connection and wraps it in a session for rev
 // (nothing is sent yet).
 func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
-	conn, err := t.Connect()
+	conn, err := t.sessionConn()
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +191,7 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 		// loaded machine, is not a hung server (as SessionStarting)
 		o.Startup = StartupFactor * t.Timeout
 	}
-	return session.New(conn, o), nil
+	return t.newSession(conn, o), nil
 }
 
 // StartupFactor multiplies the timeout for the first answer of a process a
@@ -184,13 +206,13 @@ const StartupFactor = 3
 // is its natural duration in another) lines them up after their
 // handshakes, not by starting their processes at once.
 func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error) {
-	conn, err := t.Connect()
+	conn, err := t.sessionConn()
 	if err != nil {
 		return nil, err
 	}
 	o := t.sessionOptions(rev)
 	o.Startup = StartupFactor * t.Timeout
-	return session.New(conn, o), nil
+	return t.newSession(conn, o), nil
 }
 
 // OpenStarting is SessionStarting followed by the era's handshake.
