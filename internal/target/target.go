@@ -313,7 +313,8 @@ type Detection struct {
 
 // Detect probes the eras as the spec's backward-compatibility rules say: a
 // 2026-07-28 server/discover probe first, then initialize with the newest
-// legacy revision. Each probe uses a fresh connection. On stdio the legacy
+// legacy revision. Each probe uses a fresh connection. On stdio (unless
+// processes are started only when needed, Prestart < 0) the legacy
 // probe's process starts together with the modern probe's (nothing is
 // sent to it before the modern probe is decided), and the modern probe's
 // process, when not kept, ends while the legacy probe runs: a server whose
@@ -327,8 +328,10 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		d.Unreachable = err
 		return d
 	}
-	var early *stdio.Conn // the legacy probe's process, started now
-	if t.URL == "" {
+	// the legacy probe's process, started now (not with --prestart 0,
+	// which starts each process when it is needed)
+	var early *stdio.Conn
+	if t.URL == "" && t.Prestart >= 0 {
 		if c, err := t.startStdio(true); err == nil {
 			early = c
 		}
