@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -152,6 +153,16 @@ func (t *Target) ClosePool() {
 	p.starting.Wait()
 }
 
+// exitWait is how long closing a process waits after stdin EOF before
+// SIGTERM, and after SIGTERM before SIGKILL. These closes only end
+// processes a check is done with (STD-002 judges the shutdown with its own
+// waits), many in the background, but the run waits for the last ones
+// before its reports: the first process of a run that ignored stdin EOF
+// (a Node server with a timer still pending) cost the 2 s default, often
+// at the very end of the run. Once one has, the others of the command get
+// 100 ms (stdio's learned wait).
+const exitWait = time.Second
+
 // startStdio starts a server process named stdio#N.
 func (t *Target) startStdio(prestart bool) (*stdio.Conn, error) {
 	n := t.seq.Add(1)
@@ -162,5 +173,6 @@ func (t *Target) startStdio(prestart bool) (*stdio.Conn, error) {
 		Name:     fmt.Sprintf("stdio#%d", n),
 		Recorder: t.Recorder,
 		Prestart: prestart,
+		ExitWait: exitWait,
 	})
 }
