@@ -43,6 +43,13 @@ func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOpti
 	return s.conn.Send(ctx, payload, so)
 }
 
+// MarkRaw notes that a raw payload is being written on s's connection by
+// other means than SendRaw or CallRaw (a check writing on s.Conn()
+// directly): the answer to a request sent before the server answered
+// anything after it measures that input, not the server's pace, and is
+// no latency sample.
+func (s *Session) MarkRaw() { s.markRaw() }
+
 // markRaw notes that a raw payload is being written (rawAt).
 func (s *Session) markRaw() {
 	s.mu.Lock()

@@ -1,8 +1,13 @@
 package target
 
 import (
+	"context"
 	"fmt"
 	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
 
 	"github.com/mcpconform/mcpconform/internal/wire/stdio"
 )
@@ -81,9 +86,10 @@ func (t *Target) refill() {
 }
 
 // take hands out the oldest idle process that is still running (nil when
-// none is ready) and starts its replacement. A process that ended while
-// idle is closed (reaped) and skipped: its exit is in the recorder.
-func (t *Target) take() *stdio.Conn {
+// none is ready) and starts its replacement, unless later: then the caller
+// does (refillAfterAnswer). A process that ended while idle is closed
+// (reaped) and skipped: its exit is in the recorder.
+func (t *Target) take(later bool) *stdio.Conn {
 	p := &t.pool
 	var got *stdio.Conn
 	var dead []*stdio.Conn
@@ -104,13 +110,25 @@ func (t *Target) take() *stdio.Conn {
 	for _, c := range dead {
 		c.Close()
 	}
-	if got != nil || len(dead) > 0 {
+	if (got != nil && !later) || len(dead) > 0 {
 		t.refill()
 	}
 	if got != nil {
 		got.Adopt()
 	}
 	return got
+}
+
+// refillAfterAnswer replaces a process taken from the pool once the
+// server has sent something on s (its start-up is over), or ended, or
+// StartupFactor × the timeout passed: a process still starting up when a
+// check took it gets the CPU before its replacement (on a loaded machine
+// a Node or .NET start-up is CPU-bound, and the check waits for it).
+func (t *Target) refillAfterAnswer(s *session.Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), StartupFactor*t.Timeout)
+	defer cancel()
+	s.WaitEvent(ctx, 0, func(e session.Event) bool { return e.Frame.Dir == wire.In })
+	t.refill()
 }
 
 // ClosePool ends the idle processes (concurrently) and waits for them and
@@ -135,6 +153,16 @@ func (t *Target) ClosePool() {
 	p.starting.Wait()
 }
 
+// exitWait is how long closing a process waits after stdin EOF before
+// SIGTERM, and after SIGTERM before SIGKILL. These closes only end
+// processes a check is done with (STD-002 judges the shutdown with its own
+// waits), many in the background, but the run waits for the last ones
+// before its reports: the first process of a run that ignored stdin EOF
+// (a Node server with a timer still pending) cost the 2 s default, often
+// at the very end of the run. Once one has, the others of the command get
+// 100 ms (stdio's learned wait).
+const exitWait = time.Second
+
 // startStdio starts a server process named stdio#N.
 func (t *Target) startStdio(prestart bool) (*stdio.Conn, error) {
 	n := t.seq.Add(1)
@@ -145,5 +173,6 @@ func (t *Target) startStdio(prestart bool) (*stdio.Conn, error) {
 		Name:     fmt.Sprintf("stdio#%d", n),
 		Recorder: t.Recorder,
 		Prestart: prestart,
+		ExitWait: exitWait,
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -149,16 +150,38 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 	if !pooled {
 		return t.startStdio(false)
 	}
-	if c := t.take(); c != nil {
+	if c := t.take(false); c != nil {
 		return c, nil
 	}
 	return t.startStdio(false)
 }
 
+// sessionConn is Connect for a session about to be wrapped around the
+// connection: a process taken from the pool is replaced once it answered
+// (see newSession).
+func (t *Target) sessionConn() (wire.Conn, error) {
+	if t.URL == "" {
+		if c := t.take(true); c != nil {
+			return c, nil
+		}
+	}
+	return t.Connect()
+}
+
+// newSession wraps conn for rev with options o and, for a process taken
+// from the pool, starts its replacement once it has answered.
+func (t *Target) newSession(conn wire.Conn, o session.Options) *session.Session {
+	s := session.New(conn, o)
+	if sc, ok := conn.(*stdio.Conn); ok && sc.Prestarted() {
+		go t.refillAfterAnswer(s)
+	}
+	return s
+}
+
 // Session opens a new connection and wraps it in a session for rev
 // (nothing is sent yet).
 func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
-	conn, err := t.Connect()
+	conn, err := t.sessionConn()
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +191,7 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 		// loaded machine, is not a hung server (as SessionStarting)
 		o.Startup = StartupFactor * t.Timeout
 	}
-	return session.New(conn, o), nil
+	return t.newSession(conn, o), nil
 }
 
 // StartupFactor multiplies the timeout for the first answer of a process a
@@ -177,18 +200,19 @@ const StartupFactor = 3
 
 // SessionStarting is Session for a connection opened at the same time as
 // others: its first call may take StartupFactor × the timeout (a process's
-// start-up, stretched on a loaded machine, is not a hung server). It never
-// takes a process started ahead of need: the sessions of such a group are
-// compared with each other (a call's time in one is its natural duration
-// in another), so they all start alike, at once.
+// start-up, stretched on a loaded machine, is not a hung server). It takes
+// a process started ahead of need when one is ready, as Session does: a
+// group whose sessions are compared with each other (a call's time in one
+// is its natural duration in another) lines them up after their
+// handshakes, not by starting their processes at once.
 func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error) {
-	conn, err := t.connect(t.Bearer, "", false)
+	conn, err := t.sessionConn()
 	if err != nil {
 		return nil, err
 	}
 	o := t.sessionOptions(rev)
 	o.Startup = StartupFactor * t.Timeout
-	return session.New(conn, o), nil
+	return t.newSession(conn, o), nil
 }
 
 // OpenStarting is SessionStarting followed by the era's handshake.
@@ -289,7 +313,12 @@ type Detection struct {
 
 // Detect probes the eras as the spec's backward-compatibility rules say: a
 // 2026-07-28 server/discover probe first, then initialize with the newest
-// legacy revision. Each probe uses a fresh connection.
+// legacy revision. Each probe uses a fresh connection. On stdio (unless
+// processes are started only when needed, Prestart < 0) the legacy
+// probe's process starts together with the modern probe's (nothing is
+// sent to it before the modern probe is decided), and the modern probe's
+// process, when not kept, ends while the legacy probe runs: a server whose
+// start-up takes a second no longer costs two in a row before any check.
 func (t *Target) Detect(ctx context.Context) Detection {
 	d := Detection{Sessions: map[catalog.Revision]*session.Session{}}
 	var modernErr, legacyErr error
@@ -299,6 +328,21 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		d.Unreachable = err
 		return d
 	}
+	// the legacy probe's process, started now (not with --prestart 0,
+	// which starts each process when it is needed)
+	var early *stdio.Conn
+	if t.URL == "" && t.Prestart >= 0 {
+		if c, err := t.startStdio(true); err == nil {
+			early = c
+		}
+	}
+	defer func() {
+		if early != nil { // not used (the run ended early)
+			early.Close()
+		}
+	}()
+	var closing sync.WaitGroup
+	defer closing.Wait()
 	resp, err := s.Discover(ctx)
 	switch {
 	case err == nil && resp.IsResult() && !listsModern(resp):
@@ -317,10 +361,15 @@ func (t *Target) Detect(ctx context.Context) Detection {
 		d.Notes = append(d.Notes, fmt.Sprintf("2026-07-28: no answer to server/discover (%v%s); treated as not supported", err, garbage(s)))
 	}
 	if d.Sessions[catalog.Modern] == nil {
-		s.Close()
+		closing.Add(1)
+		go func(s *session.Session) {
+			defer closing.Done()
+			s.Close()
+		}(s)
 	}
 
-	s, err = t.Session(catalog.LatestLegacy)
+	s, err = t.legacyProbeSession(early, &closing)
+	early = nil
 	if err != nil {
 		d.Unreachable = err
 		return d
@@ -390,6 +439,28 @@ func garbage(s *session.Session) string {
 		}
 	}
 	return b.String()
+}
+
+// legacyProbeSession returns the session of the legacy probe: on the
+// process started with the modern probe (early) while it runs, else on a
+// new connection.
+func (t *Target) legacyProbeSession(early *stdio.Conn, closing *sync.WaitGroup) (*session.Session, error) {
+	if early != nil {
+		select {
+		case <-early.Exited():
+			// ended before anything was sent to it (a server that allows
+			// one instance at a time): start another once the modern
+			// probe's has ended
+			early.Close()
+			closing.Wait()
+		default:
+			early.Adopt()
+			o := t.sessionOptions(catalog.LatestLegacy)
+			o.Startup = StartupFactor * t.Timeout // started alongside the modern probe's process
+			return session.New(early, o), nil
+		}
+	}
+	return t.Session(catalog.LatestLegacy)
 }
 
 // listsModern reports whether a discover result names 2026-07-28 among its

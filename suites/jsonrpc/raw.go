@@ -60,6 +60,17 @@ func sendRaw(t *c.T, s *session.Session, payload []byte, method string) *wire.Re
 // trySendRaw is sendRaw that returns the error of a connection that had
 // ended (the server went away) instead of ending the check.
 func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wire.Reply, error) {
+	reply, err, fatal := sendRawOrFatal(t, s, payload, method)
+	if fatal != nil {
+		t.Error("%v", fatal)
+	}
+	return reply, err
+}
+
+// sendRawOrFatal is trySendRaw that returns the harness failure (fatal)
+// instead of ending the check with it: it may run beside the check's own
+// goroutine, which alone may end the check.
+func sendRawOrFatal(t *c.T, s *session.Session, payload []byte, method string) (*wire.Reply, error, error) {
 	wait := s.Timeout()
 	if len(payload) > 1<<20 {
 		wait = max(wait, limitWait) // megabytes take a loaded machine a while to send
@@ -70,10 +81,13 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 	if s.Transport() != wire.HTTP {
 		payload = append(append([]byte(nil), payload...), '\n')
 	}
+	// the answers to requests sent before the server's next message
+	// measure this input, not the server's pace: no latency samples
+	s.MarkRaw()
 	reply, err := s.Conn().Send(ctx, payload, &wire.SendOptions{Raw: true, Header: rawHeaders(s, method)})
 	if err != nil {
 		if closed, _ := s.Closed(); closed || errors.Is(err, wire.ErrClosed) {
-			return nil, err
+			return nil, err, nil
 		}
 		if s.Transport() == wire.HTTP && t.Ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			// The server received the POST and dropped the connection
@@ -81,9 +95,9 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 			// JSON or SSE), judged by the caller as "no answer"; the next
 			// request goes out on a fresh connection.
 			t.Env.Recorder().Note(s.Conn().Name(), "the server dropped the connection without an HTTP response: "+err.Error())
-			return &wire.Reply{Status: 0, Header: http.Header{}, Done: closedChan}, nil
+			return &wire.Reply{Status: 0, Header: http.Header{}, Done: closedChan}, nil, nil
 		}
-		t.Error("sending %s: %v", c.Clip(payload), err)
+		return nil, err, fmt.Errorf("sending %s: %v", c.Clip(payload), err)
 	}
 	if reply != nil {
 		select {
@@ -96,7 +110,7 @@ func trySendRaw(t *c.T, s *session.Session, payload []byte, method string) (*wir
 		// seen them: wait until it has (every reply yields a frame).
 		s.WaitEvent(ctx, mark, func(e session.Event) bool { return e.Frame.Exchange == reply.Exchange })
 	}
-	return reply, nil
+	return reply, nil, nil
 }
 
 // unread holds, per run, revision and transport, the HTTP exchanges whose

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -90,10 +91,7 @@ var _ = c.Area("jsonrpc", func() {
 		}
 		params["_meta"] = mergeMeta(params["_meta"], map[string]any{"mcpconform/text": "@@BAD@@"})
 		badUTF8 := bytes.Replace(request(freshID(s, "utf8"), m, params), []byte("@@BAD@@"), []byte("caf\xc3\x28 \xff\xfe"), 1)
-		cases := []struct {
-			what    string
-			payload []byte
-		}{
+		cases := []parseCase{
 			{"truncated JSON", full[:len(full)-7]},
 			{"invalid UTF-8 inside a string", badUTF8},
 		}
@@ -108,74 +106,56 @@ var _ = c.Area("jsonrpc", func() {
 			}
 		}()
 		barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
-		s, crashes := atTheLimits(t, s, m, &opened)
-		var lost []lostServer
-		var problems []string
-		var expected, actual string
-		for _, k := range cases {
-			if s == nil {
-				break
-			}
-			t.Step("send " + k.what)
-			mark := t.Mark()
-			reply, err := trySendRaw(t, s, k.payload, m)
-			// The barrier decides: a server that drops the input silently
-			// has answered the request after it by then.
-			if err != nil || !barrier(t, s) {
-				lost = append(lost, lostServer{fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)), s})
-				fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
-				if oerr != nil {
-					crashes = append(crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
-					break
-				}
+		// Where a fresh session costs next to nothing (a stdio server
+		// that starts in milliseconds), the unparseable input goes to one
+		// of its own while the limits are probed on the shared session:
+		// the patience a server that hangs on it costs, and the time the
+		// megabytes take, overlap. Elsewhere it follows the limits on the
+		// same session, as each fresh process would cost a start-up.
+		var early *parseCases
+		var wg sync.WaitGroup
+		if cheapFresh(t) {
+			if fresh, err := t.Env.Target.Open(t.Ctx, t.Rev); err == nil {
 				opened = append(opened, fresh)
-				s = fresh
-				// handshaken just now: nothing of earlier traffic to settle
-				continue
-			}
-			var got *jsonrpc.Message
-			if rs := ownResponses(responsesSince(s, mark), k.payload); len(rs) > 0 {
-				got = rs[0].msg
-			}
-			problem := func(a, format string, args ...any) {
-				problems = append(problems, fmt.Sprintf(format, args...))
-				if actual == "" {
-					expected, actual = "a -32700 parse error", a
-				}
-			}
-			switch {
-			case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
-				// Streamable HTTP: invalid input gets 400, whose body MAY
-				// carry a JSON-RPC error (the transport's rule, not a miss)
-				t.Note("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(t, s, mark, reply.Exchange))
-			case got == nil:
-				a := "silence (the server answered the " + m + " sent after it)"
-				if dropped(reply) {
-					a = "the server dropped the connection without an HTTP response"
-				} else if reply != nil {
-					a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
-				}
-				problem(a, "%s got no parse error", k.what)
-			case got.HasResult:
-				problem(c.Clip(got.Raw), "the server executed %s", k.what)
-			default:
-				if code, _ := got.ErrorCode(); code != jsonrpc.CodeParseError {
-					problem(c.Clip(got.Raw), "%s got the wrong error code %d", k.what, code)
-				}
-				if got.HasID && got.ID.IsNull() {
-					t.Warn(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what)
-				}
+				early = &parseCases{}
+				t.Step("send truncated JSON and invalid UTF-8 on a session of their own, beside the input at the limits")
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					early.run(t, fresh, m, cases)
+				}()
 			}
 		}
-		crashes = append(crashes, stillLost(t, lost)...)
+		s, crashes := atTheLimits(t, s, m, &opened)
+		wg.Wait()
+		pc := early
+		if pc == nil {
+			pc = &parseCases{}
+			if s != nil {
+				t.Step("send truncated JSON and invalid UTF-8")
+				pc.run(t, s, m, cases)
+			}
+		}
+		opened = append(opened, pc.opened...)
+		for _, n := range pc.notes {
+			t.Note("%s", n)
+		}
+		for _, w := range pc.warns {
+			t.Warn("%s", w)
+		}
+		if pc.fatal != nil {
+			t.Error("%v", pc.fatal)
+		}
+		crashes = append(crashes, pc.crashes...)
+		crashes = append(crashes, stillLost(t, pc.lost)...)
 		if len(crashes) > 0 {
-			for _, p := range problems {
+			for _, p := range pc.problems {
 				t.Warn("also: %s", p)
 			}
 			t.Crashed("the server keeps answering ("+m+")", strings.Join(crashes, "; "), "the server stopped answering %d time(s)", len(crashes))
 		}
-		if len(problems) > 0 {
-			t.Violation(expected, actual, "%s", strings.Join(problems, "; "))
+		if len(pc.problems) > 0 {
+			t.Violation(pc.expected, pc.actual, "%s", strings.Join(pc.problems, "; "))
 		}
 	})
 
@@ -507,4 +487,96 @@ func describeReceived(rs []received) string {
 		parts[i] = c.Clip(r.msg.Raw)
 	}
 	return strings.Join(parts, " | ")
+}
+
+// parseCase is an unparseable input of RPC-005.
+type parseCase struct {
+	what    string
+	payload []byte
+}
+
+// cheapFreshHandshake: a stdio target whose handshakes (start-up
+// included) took less than this on average gets fresh sessions where they
+// save waiting (cheapFresh).
+const cheapFreshHandshake = 50 * time.Millisecond
+
+// cheapFresh reports whether a fresh session costs next to nothing: a
+// stdio target whose handshakes so far (start-up included) took less than
+// cheapFreshHandshake on average.
+func cheapFresh(t *c.T) bool {
+	if t.HTTP() {
+		return false
+	}
+	st := t.Env.Target.Stats()
+	return st.Handshakes > 0 && st.HandshakeMs/float64(st.Handshakes) < float64(cheapFreshHandshake.Milliseconds())
+}
+
+// parseCases is what RPC-005's unparseable inputs brought: the check's
+// goroutine reports it (run may run beside it, and so must not).
+type parseCases struct {
+	notes, warns, problems, crashes []string
+	expected, actual                string
+	lost                            []lostServer
+	opened                          []*session.Session
+	fatal                           error
+}
+
+// run sends each case on s, a barrier request after it, and judges the
+// answer; a server lost after one gets a fresh session for the next.
+func (pc *parseCases) run(t *c.T, s *session.Session, m string, cases []parseCase) {
+	for _, k := range cases {
+		mark := t.Mark()
+		reply, err, fatal := sendRawOrFatal(t, s, k.payload, m)
+		if fatal != nil {
+			pc.fatal = fatal
+			return
+		}
+		// The barrier decides: a server that drops the input silently
+		// has answered the request after it by then.
+		if err != nil || !barrier(t, s) {
+			pc.lost = append(pc.lost, lostServer{fmt.Sprintf("after %s: %s", k.what, lostHow(s, m, err)), s})
+			fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
+			if oerr != nil {
+				pc.crashes = append(pc.crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
+				return
+			}
+			pc.opened = append(pc.opened, fresh)
+			s = fresh
+			// handshaken just now: nothing of earlier traffic to settle
+			continue
+		}
+		var got *jsonrpc.Message
+		if rs := ownResponses(responsesSince(s, mark), k.payload); len(rs) > 0 {
+			got = rs[0].msg
+		}
+		problem := func(a, format string, args ...any) {
+			pc.problems = append(pc.problems, fmt.Sprintf(format, args...))
+			if pc.actual == "" {
+				pc.expected, pc.actual = "a -32700 parse error", a
+			}
+		}
+		switch {
+		case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
+			// Streamable HTTP: invalid input gets 400, whose body MAY
+			// carry a JSON-RPC error (the transport's rule, not a miss)
+			pc.notes = append(pc.notes, fmt.Sprintf("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(t, s, mark, reply.Exchange)))
+		case got == nil:
+			a := "silence (the server answered the " + m + " sent after it)"
+			if dropped(reply) {
+				a = "the server dropped the connection without an HTTP response"
+			} else if reply != nil {
+				a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
+			}
+			problem(a, "%s got no parse error", k.what)
+		case got.HasResult:
+			problem(c.Clip(got.Raw), "the server executed %s", k.what)
+		default:
+			if code, _ := got.ErrorCode(); code != jsonrpc.CodeParseError {
+				problem(c.Clip(got.Raw), "%s got the wrong error code %d", k.what, code)
+			}
+			if got.HasID && got.ID.IsNull() {
+				pc.warns = append(pc.warns, fmt.Sprintf(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what))
+			}
+		}
+	}
 }

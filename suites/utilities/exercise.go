@@ -162,23 +162,33 @@ func runExercise(t *c.T) *exercise {
 		plans[0].what = "with progress tokens after logging/setLevel \"debug\""
 		plans[1].what = "without progress token after logging/setLevel \"error\""
 	}
-	var wg sync.WaitGroup
-	for _, ph := range plans {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runPhase(t, ex.tools, ph)
-		}()
-	}
 	if !ex.modern || !ex.http {
 		ex.cancel = &phase{key: "D", tokens: true, what: "with progress tokens, cancelled after " + cancelAfter.String()}
 		if ex.modern {
 			ex.cancel.logLevel = "debug"
 		}
+	}
+	// The sessions may come from processes started ahead of need or just
+	// now: each waits for the others' handshakes before its first call, so
+	// that their calls run side by side (a call's time in A is its natural
+	// duration for D).
+	var wg, lineUp sync.WaitGroup
+	lineUp.Add(len(plans))
+	if ex.cancel != nil {
+		lineUp.Add(1)
+	}
+	for _, ph := range plans {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ex.probes = runCancel(t, ex.tools, ex.cancel)
+			runPhase(t, ex.tools, ph, &lineUp)
+		}()
+	}
+	if ex.cancel != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ex.probes = runCancel(t, ex.tools, ex.cancel, &lineUp)
 		}()
 	}
 	wg.Wait()
@@ -271,9 +281,20 @@ func (ph *phase) callParams(s *session.Session, tl tool, i int) (map[string]any,
 	return params, o, cl
 }
 
-func runPhase(t *c.T, tools []tool, ph *phase) {
-	mark := t.Mark()
+// openLinedUp opens a session of the exercise and waits until every
+// session of the group has been opened (or failed to).
+func openLinedUp(t *c.T, lineUp *sync.WaitGroup) (*session.Session, error) {
 	s, err := t.Env.Target.OpenStarting(t.Ctx, t.Rev)
+	lineUp.Done()
+	if err == nil {
+		lineUp.Wait()
+	}
+	return s, err
+}
+
+func runPhase(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) {
+	mark := t.Mark()
+	s, err := openLinedUp(t, lineUp)
 	if err != nil {
 		ph.err = err
 		return
@@ -308,9 +329,9 @@ func runPhase(t *c.T, tools []tool, ph *phase) {
 // cancellation) does not end the phase, up to maxProbes; the first one that
 // stays silent, or answers late, is watched for cancelWatch with nothing
 // else in flight, and ends it.
-func runCancel(t *c.T, tools []tool, ph *phase) []*probe {
+func runCancel(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) []*probe {
 	mark := t.Mark()
-	s, err := t.Env.Target.OpenStarting(t.Ctx, t.Rev)
+	s, err := openLinedUp(t, lineUp)
 	if err != nil {
 		ph.err = err
 		return nil
