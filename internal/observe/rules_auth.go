@@ -3,12 +3,11 @@ package observe
 import (
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wwwauth"
 )
 
 // The run-wide authorization rules: every 401 and 403 of an MCP exchange
@@ -16,37 +15,12 @@ import (
 // without one, a weaker token), carries the challenge the AUTH
 // requirements ask of the one the AUTH checks provoke themselves.
 
-// authParam matches one element of a WWW-Authenticate value (RFC 9110
-// §11.6.1): a token, optionally followed by "=" and a token or a quoted
-// string. A token without "=" starts a challenge (its scheme).
-var authParam = regexp.MustCompile(`([!#$%&'*+.^_` + "`" + `|~0-9A-Za-z-]+)(?:[ \t]*=[ \t]*("(?:[^"\\]|\\.)*"|[^ \t,]*))?`)
-
-// bearerParams returns the auth-params (lower-case names) of each Bearer
-// challenge of the WWW-Authenticate values.
+// bearerParams returns the auth-params of each Bearer challenge of the
+// WWW-Authenticate values, read as the AUTH checks' own probes read them.
 func bearerParams(values []string) []map[string]string {
 	var out []map[string]string
-	for _, v := range values {
-		var cur map[string]string
-		for _, m := range authParam.FindAllStringSubmatch(v, -1) {
-			if !strings.Contains(m[0], "=") {
-				cur = nil
-				if strings.EqualFold(m[1], "Bearer") {
-					cur = map[string]string{}
-					out = append(out, cur)
-				}
-				continue
-			}
-			if cur == nil {
-				continue
-			}
-			val := m[2]
-			if s, err := strconv.Unquote(val); err == nil && strings.HasPrefix(val, `"`) {
-				val = s
-			} else {
-				val = strings.Trim(val, `"`)
-			}
-			cur[strings.ToLower(m[1])] = val
-		}
+	for _, ch := range wwwauth.Bearer(values) {
+		out = append(out, ch.Params)
 	}
 	return out
 }

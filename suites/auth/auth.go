@@ -33,7 +33,7 @@ var _ = c.Area("auth", func() {
 		var urls []string
 		var offOrigin string
 		for _, ch := range bearerChallenges(p.noToken) {
-			if rm := ch.params["resource_metadata"]; rm != "" {
+			if rm := ch.Params["resource_metadata"]; rm != "" {
 				if sameOrigin(t, rm) {
 					urls = append(urls, rm)
 				} else {
@@ -121,7 +121,7 @@ var _ = c.Area("auth", func() {
 		chs := bearerChallenges(p.noToken)
 		var rm string
 		for _, ch := range chs {
-			if v := ch.params["resource_metadata"]; v != "" {
+			if v := ch.Params["resource_metadata"]; v != "" {
 				rm = v
 				break
 			}
@@ -165,7 +165,7 @@ var _ = c.Area("auth", func() {
 			t.NA("the request without a token was not answered 401 (AUTH-002 judges that): no challenge to inspect")
 		}
 		for _, ch := range bearerChallenges(p.noToken) {
-			if strings.TrimSpace(ch.params["scope"]) != "" {
+			if strings.TrimSpace(ch.Params["scope"]) != "" {
 				return
 			}
 		}
@@ -293,7 +293,7 @@ var _ = c.Area("auth", func() {
 		p := requireProtected(t)
 		var seen []string
 		for _, ch := range bearerChallenges(p.noToken) {
-			if slices.Contains(strings.Fields(ch.params["scope"]), "offline_access") {
+			if slices.Contains(strings.Fields(ch.Params["scope"]), "offline_access") {
 				seen = append(seen, "the 401 challenge's scope")
 			}
 		}
@@ -397,9 +397,9 @@ var _ = c.Area("staleness", func() {
 func insufficientScope(t *c.T, resp *session.Response, what string) {
 	var complete, scoped int
 	for _, ch := range bearerChallenges(resp) {
-		if ch.params["error"] == "insufficient_scope" {
+		if ch.Params["error"] == "insufficient_scope" {
 			scoped++
-			if strings.TrimSpace(ch.params["scope"]) != "" && ch.params["resource_metadata"] != "" {
+			if strings.TrimSpace(ch.Params["scope"]) != "" && ch.Params["resource_metadata"] != "" {
 				complete++
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
+	"github.com/mcpconform/mcpconform/internal/wwwauth"
 )
 
 // ---- requests with a chosen credential ----
@@ -220,119 +221,12 @@ func isJSONObject(b []byte) bool {
 	return json.Unmarshal(b, &o) == nil && o != nil
 }
 
-// ---- WWW-Authenticate ----
-
-// challenge is one auth challenge of a WWW-Authenticate header.
-type challenge struct {
-	scheme string
-	params map[string]string
-}
-
-// parseChallenges parses WWW-Authenticate values (RFC 9110 §11.6.1):
-// challenges separated by commas, each a scheme and auth-params
-// name=token or name="quoted string". token68 forms are kept under "".
-func parseChallenges(values []string) []challenge {
-	var out []challenge
-	for _, v := range values {
-		p := &chParser{s: v}
-		var cur *challenge
-		for {
-			p.skipSpaceCommas()
-			if p.done() {
-				break
-			}
-			tok := p.token()
-			if tok == "" {
-				p.i++ // skip a stray character
-				continue
-			}
-			p.skipSpace()
-			if p.peek() == '=' && cur != nil {
-				// an auth-param of the current challenge (or token68)
-				p.i++
-				p.skipSpace()
-				var val string
-				if p.peek() == '"' {
-					val = p.quoted()
-				} else {
-					val = p.token()
-					for p.peek() == '=' { // token68 padding
-						p.i++
-						val += "="
-					}
-				}
-				cur.params[strings.ToLower(tok)] = val
-				continue
-			}
-			out = append(out, challenge{scheme: tok, params: map[string]string{}})
-			cur = &out[len(out)-1]
-		}
-	}
-	return out
-}
-
-type chParser struct {
-	s string
-	i int
-}
-
-func (p *chParser) done() bool { return p.i >= len(p.s) }
-func (p *chParser) peek() byte {
-	if p.done() {
-		return 0
-	}
-	return p.s[p.i]
-}
-func (p *chParser) skipSpace() {
-	for !p.done() && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
-		p.i++
-	}
-}
-func (p *chParser) skipSpaceCommas() {
-	for !p.done() && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == ',') {
-		p.i++
-	}
-}
-func (p *chParser) token() string {
-	start := p.i
-	for !p.done() && !strings.ContainsRune(" \t,=\"", rune(p.s[p.i])) {
-		p.i++
-	}
-	return p.s[start:p.i]
-}
-func (p *chParser) quoted() string {
-	p.i++ // opening quote
-	var b strings.Builder
-	for !p.done() {
-		ch := p.s[p.i]
-		p.i++
-		switch ch {
-		case '\\':
-			if !p.done() {
-				b.WriteByte(p.s[p.i])
-				p.i++
-			}
-		case '"':
-			return b.String()
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String()
-}
-
 // bearerChallenges returns the Bearer challenges of a reply.
-func bearerChallenges(resp *session.Response) []challenge {
+func bearerChallenges(resp *session.Response) []wwwauth.Challenge {
 	if resp == nil || resp.Reply == nil {
 		return nil
 	}
-	var out []challenge
-	for _, ch := range parseChallenges(resp.Reply.Header.Values("WWW-Authenticate")) {
-		if strings.EqualFold(ch.scheme, "Bearer") {
-			out = append(out, ch)
-		}
-	}
-	return out
+	return wwwauth.Bearer(resp.Reply.Header.Values("WWW-Authenticate"))
 }
 
 // ---- tools and refusals ----
