@@ -218,11 +218,21 @@ func (t *T) timeout() time.Duration { return t.Env.Target.Timeout }
 // for its answer, then waits the short grace window. A server that handles
 // messages in order has by then sent anything it meant to send for earlier
 // messages; the grace covers servers that answer concurrently. The barrier
-// is not judged: its failures belong to other checks.
+// is not judged: its failures belong to other checks. On Streamable HTTP
+// an event decides it without a barrier: once every exchange of s has
+// ended (and no GET stream is open: Session.Idle) nothing more can come on
+// s, for a server answers a request only on that request's own response.
+// An exchange still open after the grace window gets the barrier.
 func (t *T) Settle(s *session.Session) {
+	ctx, cancel := context.WithTimeout(t.Ctx, t.Window())
+	idle := s.WaitIdle(ctx)
+	cancel()
+	if idle {
+		return
+	}
 	m, p := t.Probe()
 	_, _ = s.Call(t.Ctx, m, p, &session.CallOptions{Timeout: t.Env.Target.Timeout})
-	t.Quiet()
+	t.Quiet(s)
 }
 
 // Since returns the frames recorded since the check started.

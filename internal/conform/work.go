@@ -1,15 +1,18 @@
 package conform
 
 import (
-	"fmt"
-
+	"context"
 	"encoding/json"
-	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/internal/wire"
+	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
 // durationName matches input properties that set how long a tool works
@@ -196,16 +199,20 @@ func (e *Env) QuietWindow() time.Duration {
 func (t *T) Window() time.Duration { return t.Env.QuietWindow() }
 
 // Quiet waits the quiet window (less when the check's context ends) and
-// returns how long the window was.
-func (t *T) Quiet() time.Duration {
+// returns how long it waited. When sessions are given, it ends as soon as
+// nothing more can arrive on any of them (Session.Idle: Streamable HTTP
+// with every exchange ended and no GET stream open, for a server answers a
+// request only on that request's own response): the event, not the clock.
+func (t *T) Quiet(ss ...*session.Session) time.Duration {
 	w := t.Window()
-	tm := time.NewTimer(w)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-	case <-t.Ctx.Done():
+	ctx, cancel := context.WithTimeout(t.Ctx, w)
+	defer cancel()
+	began := time.Now()
+	if len(ss) > 0 && !slices.ContainsFunc(ss, func(s *session.Session) bool { return s == nil || !s.WaitIdle(ctx) }) {
+		return time.Since(began)
 	}
-	return w
+	<-ctx.Done()
+	return time.Since(began)
 }
 
 // judgeFaults fails a check that passed when the session layer recognised

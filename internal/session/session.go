@@ -282,6 +282,41 @@ func New(conn wire.Conn, opts Options) *Session {
 // Conn returns the underlying connection.
 func (s *Session) Conn() wire.Conn { return s.conn }
 
+// Idle reports whether nothing more can arrive on the session until its
+// next request (wire.Idler; false on stdio, where the server may write at
+// any time).
+func (s *Session) Idle() bool {
+	i, ok := s.conn.(wire.Idler)
+	if !ok {
+		return false
+	}
+	idle, _, _ := i.Idle()
+	return idle
+}
+
+// WaitIdle reports whether the session is Idle, waiting (at most until ctx
+// ends) while the only exchanges still open are ending: a call that
+// returned has abandoned its exchange, which ends within moments. It does
+// not wait out an exchange that may still bring messages (an open stream),
+// and returns false at once on stdio.
+func (s *Session) WaitIdle(ctx context.Context) bool {
+	i, ok := s.conn.(wire.Idler)
+	if !ok {
+		return false
+	}
+	for {
+		idle, ending, changed := i.Idle()
+		if idle || !ending {
+			return idle
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // Transport returns the transport name.
 func (s *Session) Transport() string { return s.conn.Transport() }
 

@@ -144,6 +144,17 @@ type HTTPDoer interface {
 	Do(ctx context.Context, method string, body []byte, opts *SendOptions) (*Reply, error)
 }
 
+// Idler is implemented by connections that can tell when nothing more can
+// arrive until the next request (Streamable HTTP: every exchange ended and
+// its frames handed out). A stdio peer may write at any time: no Idler.
+type Idler interface {
+	// Idle reports it; when not idle, ending says that the only exchanges
+	// still open were abandoned or read to their end (they end within
+	// moments and bring nothing new), and changed is closed once the
+	// connection may have become idle.
+	Idle() (idle, ending bool, changed <-chan struct{})
+}
+
 // NoteExchangeEnd is the Note of the KindNote frame an HTTP connection
 // delivers through Recv after the last frame of an exchange, so a reader
 // knows that no more frames of that exchange will come.

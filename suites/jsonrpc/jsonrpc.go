@@ -184,7 +184,7 @@ func concurrentIDs(t *c.T, s *session.Session, latency time.Duration) {
 			t.Error("the server is too slow to judge: %d of %d concurrent requests got no response within %s (a single request took %s), and neither did the %s sent after them; id correlation could not be judged (a longer --timeout may help)",
 				len(missing), len(ids), wait, latency.Round(time.Millisecond), m)
 		}
-		t.Quiet()
+		t.Quiet(s)
 		if t.HTTP() {
 			// Each request had its own POST, abandoned at the wait: what
 			// the server would have answered is not known, and the barrier

@@ -189,7 +189,7 @@ func barrierWithin(t *c.T, s *session.Session, wait time.Duration) bool {
 	if err != nil || resp == nil || resp.Msg == nil {
 		return false
 	}
-	t.Quiet()
+	t.Quiet(s)
 	return true
 }
 

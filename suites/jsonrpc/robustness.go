@@ -424,8 +424,14 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		}
 		// A server that parses concurrently may answer the barrier first:
 		// the input gets as long again as it and the barrier took, and at
-		// least the patience the server's observed latency earns.
-		ctx, cancel := context.WithTimeout(t.Ctx, min(limitWait, max(time.Since(began), t.Window(), t.Patience())))
+		// least the patience the server's observed latency earns. Unless
+		// nothing more can arrive (Streamable HTTP: the input's own
+		// exchange has ended, and its answer could come on no other).
+		wait = min(limitWait, max(time.Since(began), t.Window(), t.Patience()))
+		if s.Idle() {
+			wait = 0
+		}
+		ctx, cancel := context.WithTimeout(t.Ctx, wait)
 		ev, ok := s.WaitEvent(ctx, mark, answer)
 		cancel()
 		if !ok {

@@ -79,11 +79,23 @@ type Conn struct {
 	emitMu sync.Mutex
 
 	mu       sync.Mutex
-	closed   bool                         // Close was called: no new requests
-	inflight map[int64]context.CancelFunc // cancels of requests not yet finished
-	queue    []wire.Frame
-	eof      bool // the KindClosed frame was handed out
-	notify   chan struct{}
+	closed   bool              // Close was called: no new requests
+	inflight map[int64]request // requests not yet finished
+	// open counts the exchanges whose end Recv has not handed out yet (a
+	// request that failed before its response counts as ended at once).
+	open  int
+	queue []wire.Frame
+	// idleSig is closed (and replaced) when open or the queue shrinks.
+	idleSig chan struct{}
+	eof     bool // the KindClosed frame was handed out
+	notify  chan struct{}
+}
+
+// request is a request not yet finished: its context ends when the caller
+// abandons it, or Close or the end of its body does.
+type request struct {
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 var (
@@ -116,8 +128,9 @@ func New(opts Options) (*Conn, error) {
 		maxMsg:  opts.MaxMessageBytes,
 		maxBody: opts.MaxBodyBytes,
 		notify:  make(chan struct{}, 1),
+		idleSig: make(chan struct{}),
 
-		inflight: make(map[int64]context.CancelFunc),
+		inflight: make(map[int64]request),
 	}
 	if c.name == "" {
 		c.name = "http"
@@ -187,7 +200,8 @@ func (c *Conn) Do(ctx context.Context, method string, body []byte, opts *wire.Se
 		cancel()
 		return nil, fmt.Errorf("%s: %w", c.name, wire.ErrClosed)
 	}
-	c.inflight[ex] = cancel
+	c.inflight[ex] = request{ctx: reqCtx, cancel: cancel}
+	c.open++
 	c.wg.Add(1)
 	c.mu.Unlock()
 	defer c.wg.Done()
@@ -197,12 +211,21 @@ func (c *Conn) Do(ctx context.Context, method string, body []byte, opts *wire.Se
 		c.mu.Unlock()
 		cancel()
 	}
+	// failed: the request ended before a response, so no exchange end
+	// frame will come for it.
+	failed := func() {
+		release()
+		c.mu.Lock()
+		c.open--
+		c.idleChangedLocked()
+		c.mu.Unlock()
+	}
 
 	hdr := c.requestHeader(method, len(body) > 0, opts)
 
 	req, err := http.NewRequestWithContext(reqCtx, method, c.url, bytes.NewReader(body))
 	if err != nil {
-		release()
+		failed()
 		return nil, fmt.Errorf("%s: %w", c.name, err)
 	}
 	req.Header = hdr
@@ -225,7 +248,7 @@ func (c *Conn) Do(ctx context.Context, method string, body []byte, opts *wire.Se
 
 	resp, err := c.client.Do(req)
 	if err != nil {
-		release()
+		failed()
 		c.rec.Record(wire.Frame{
 			Conn:     c.name,
 			Dir:      wire.Out,
@@ -339,6 +362,12 @@ func (c *Conn) Recv(ctx context.Context) (wire.Frame, error) {
 			if f.Kind == wire.KindClosed {
 				c.eof = true
 			}
+			if f.Kind == wire.KindNote && f.Note == wire.NoteExchangeEnd {
+				c.open--
+			}
+			if len(c.queue) == 0 && c.open == 0 {
+				c.idleChangedLocked()
+			}
 			c.mu.Unlock()
 			return f, nil
 		}
@@ -355,6 +384,35 @@ func (c *Conn) Recv(ctx context.Context) (wire.Frame, error) {
 	}
 }
 
+// Idle reports whether nothing more can arrive through Recv until the next
+// request: every exchange has ended and Recv has handed out all its frames
+// (a Streamable HTTP server answers a request only on that request's own
+// response, and an open GET stream is an exchange that has not ended). The
+// reader may still be handling the last frame it took; when that frame was
+// a message, its exchange's end frame is still queued, so Idle is false.
+// When not idle, ending says that every exchange still open was abandoned
+// by its caller or has been read to its end (it can bring no new message,
+// and it ends within moments), and changed is closed once the connection
+// may have become idle.
+func (c *Conn) Idle() (idle, ending bool, changed <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open == 0 && len(c.queue) == 0 {
+		return true, false, c.idleSig
+	}
+	for _, r := range c.inflight {
+		if r.ctx.Err() == nil {
+			return false, false, c.idleSig
+		}
+	}
+	return false, true, c.idleSig
+}
+
+func (c *Conn) idleChangedLocked() {
+	close(c.idleSig)
+	c.idleSig = make(chan struct{})
+}
+
 // Close cancels every request in flight, waits for their readers to stop,
 // and queues the KindClosed frame. It is idempotent.
 func (c *Conn) Close() error {
@@ -364,8 +422,8 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
-	for _, cancel := range c.inflight {
-		cancel()
+	for _, r := range c.inflight {
+		r.cancel()
 	}
 	c.mu.Unlock()
 

@@ -793,3 +793,78 @@ func BenchmarkSendJSON(b *testing.B) {
 		<-r.Done
 	}
 }
+
+// TestIdle: a connection is idle only when every exchange has ended and
+// Recv has handed out all of its frames; an open stream keeps it busy, a
+// request that failed before its response does not, and changed is closed
+// when it may have become idle.
+func TestIdle(t *testing.T) {
+	isIdle := func(c *Conn) bool { idle, _, _ := c.Idle(); return idle }
+	srv, _ := streamServer(t)
+	c, _ := newConn(t, srv.URL, nil)
+	if !isIdle(c) {
+		t.Fatal("a new connection is idle")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := c.Send(ctx, []byte(`{}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Recv(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	idle, ending, changed := c.Idle()
+	if idle || ending {
+		t.Fatalf("idle %v, ending %v while a stream is open", idle, ending)
+	}
+	cancel()
+	waitDone(t, r)
+	if _, ending, _ := c.Idle(); !ending {
+		t.Fatal("an abandoned exchange whose frames are queued is not ending")
+	}
+	if isIdle(c) {
+		t.Fatal("idle while the exchange's frames are queued")
+	}
+	drain(c) // the cancellation note, then the exchange end
+	select {
+	case <-changed:
+	case <-time.After(testTimeout):
+		t.Fatal("changed not closed when the connection became idle")
+	}
+	if !isIdle(c) {
+		t.Fatal("not idle after every frame was handed out")
+	}
+
+	json := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	})
+	c2, _ := newConn(t, json.URL, nil)
+	r, err = c2.Send(ctxT(t), []byte(`{}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, r)
+	if isIdle(c2) {
+		t.Fatal("idle before the answer was handed out")
+	}
+	if f, err := c2.Recv(ctxT(t)); err != nil || f.Kind != wire.KindMessage {
+		t.Fatalf("answer %+v %v", f, err)
+	}
+	if isIdle(c2) {
+		t.Fatal("idle before the exchange end was handed out")
+	}
+	drain(c2)
+	if !isIdle(c2) {
+		t.Fatal("not idle after the exchange ended")
+	}
+
+	json.Close() // a request that fails before any response ends at once
+	if _, err := c2.Send(ctxT(t), []byte(`{}`), nil); err == nil {
+		t.Fatal("a request to a closed server succeeded")
+	}
+	if !isIdle(c2) {
+		t.Fatal("a failed request keeps the connection busy")
+	}
+}
