@@ -21,5 +21,9 @@ func PerformanceLine(r *Report) string {
 	if p.Prestarted+p.Unused > 0 {
 		pre = fmt.Sprintf(" (%d started ahead of need, %d of them unused)", p.Prestarted+p.Unused, p.Unused)
 	}
-	return fmt.Sprintf("%s; %d %s%s, %d handshakes (%.1f s); run %.1f s", lat, p.Connections, what, pre, p.Handshakes, p.HandshakeMs/1000, float64(r.DurationMs)/1000)
+	lanes := ""
+	if p.Lanes > 1 {
+		lanes = fmt.Sprintf(" (%d revisions side by side)", p.Lanes)
+	}
+	return fmt.Sprintf("%s; %d %s%s, %d handshakes (%.1f s); run %.1f s%s", lat, p.Connections, what, pre, p.Handshakes, p.HandshakeMs/1000, float64(r.DurationMs)/1000, lanes)
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
@@ -282,6 +283,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		revision    = fs.String("revision", "auto", "auto, or a comma list of revisions (2024-11-05 … 2026-07-28)")
 		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for junit.xml and report.json")
 		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
+		parallel    = fs.Int("parallel", runtime.GOMAXPROCS(0), "checks run at once (default: one per core the process may use, GOMAXPROCS): above 1, each protocol revision's checks run beside the other revisions', with the verdicts of a run of one check at a time; 1: one check at a time")
 		window      = fs.Duration("window", 0, "grace period, after a barrier request was answered, to watch for traffic that must not come (default: adaptive, 3× the observed p99 latency within 5ms..25ms)")
 		maxPages    = fs.Int("max-pages", conform.DefaultMaxPages, "cap on the pages of each list walk (a longer list is reported as endless)")
 		strict      = fs.Bool("strict", false, "WARN fails the run")
@@ -359,7 +361,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		Target: tg, Revisions: revs, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Version: toolVersion(), Budget: *budget, Window: *window, MaxPages: *maxPages,
 		Baseline: base, BaselineFile: *baseline, Schema: schema, SchemaFile: *schemaFile,
-		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile,
+		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile, Parallel: *parallel,
 	})
 	if out != nil { // a run that ended before any check ran still has reports saying why
 		var terminal io.Writer = stdout

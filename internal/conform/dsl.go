@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega/format"
@@ -145,10 +144,18 @@ func It(id, text string, fn func(t *T)) {
 	registered[id][rev] = true
 	regMu.Unlock()
 	transport := env.Target.Transport()
-	ginkgo.It(text, labelsFor(req, rev, transport), ginkgo.Offset(1), ginkgo.SpecTimeout(env.SpecBudget+5*time.Second),
-		func(sctx ginkgo.SpecContext) {
-			run(sctx, env, req, rev, transport, fn)
-		})
+	// A lane's check is bounded by its lane (lanes.run); its spec only
+	// waits for it, behind the checks before it in the lane.
+	args := []any{labelsFor(req, rev, transport), ginkgo.Offset(1)}
+	if env.lanes != nil {
+		env.lanes.register(req, rev, transport, fn)
+	} else {
+		args = append(args, ginkgo.SpecTimeout(env.SpecBudget+laneGrace))
+	}
+	args = append(args, func(sctx ginkgo.SpecContext) {
+		run(sctx, env, req, rev, transport, fn)
+	})
+	ginkgo.It(text, args...)
 }
 
 func labelsFor(req catalog.Requirement, rev catalog.Revision, transport string) ginkgo.Labels {
@@ -262,13 +269,41 @@ func revList(rs []catalog.Revision) string {
 // signals used to end a check early.
 type stopSignal struct{}
 
+// run is a check's Ginkgo body: it runs the check (or, with lanes, takes
+// its outcome from its lane) and reports the outcome to Ginkgo.
 func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string, fn func(t *T)) {
+	var out *Outcome
+	if env.lanes != nil {
+		var steps []string
+		out, steps = env.lanes.await(sctx, specKey{req.ID, rev})
+		for _, s := range steps {
+			ginkgo.By(s)
+		}
+	} else {
+		out = execute(sctx, env, req, rev, transport, fn, nil)
+	}
+	ginkgo.AddReportEntry(EntryName, out, ginkgo.ReportEntryVisibilityNever)
+	switch out.Verdict {
+	case FAIL:
+		ginkgo.Fail(fmt.Sprintf("%s %s FAIL: %s", req.ID, out.Level, out.summary()), 0)
+	case ERROR:
+		ginkgo.Fail(fmt.Sprintf("%s ERROR: %s", req.ID, out.summary()), 0)
+	case NA:
+		ginkgo.Skip("NA: " + out.Message)
+	}
+}
+
+// execute runs one check within its budget and returns its outcome. In a
+// lane (lane not nil) it calls nothing of Ginkgo's: the check's steps are
+// kept for its spec to report when it takes the outcome.
+func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string, fn func(t *T), lane *laneCheck) *Outcome {
 	ctx, cancel := context.WithTimeout(sctx, env.SpecBudget)
 	defer cancel()
 	if env.OnCheck != nil {
-		env.OnCheck(fmt.Sprintf("%s [%s] (%s)", req.ID, rev, req.Title))
+		env.OnCheck(rev, fmt.Sprintf("%s [%s] (%s)", req.ID, rev, req.Title))
 	}
 	t := newT(ctx, env, req, rev, transport)
+	t.lane = lane
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -281,7 +316,6 @@ func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Re
 		}()
 		fn(t)
 	}()
-	t.judgeFaults()
 	t.finish()
 	out := t.out
 	if sctx.Err() != nil && out.Verdict != PASS && out.Verdict != NA {
@@ -293,15 +327,7 @@ func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Re
 	} else if ctx.Err() != nil && out.Verdict == ERROR {
 		out.Message = fmt.Sprintf("the check exceeded its budget of %s; last: %s", env.SpecBudget, out.Message)
 	}
-	ginkgo.AddReportEntry(EntryName, out, ginkgo.ReportEntryVisibilityNever)
-	switch out.Verdict {
-	case FAIL:
-		ginkgo.Fail(fmt.Sprintf("%s %s FAIL: %s", req.ID, out.Level, out.summary()), 0)
-	case ERROR:
-		ginkgo.Fail(fmt.Sprintf("%s ERROR: %s", req.ID, out.summary()), 0)
-	case NA:
-		ginkgo.Skip("NA: " + out.Message)
-	}
+	return out
 }
 
 func (o *Outcome) summary() string {

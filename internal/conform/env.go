@@ -50,9 +50,14 @@ type Env struct {
 	// SampleArgs are user-configured arguments for particular tools
 	// (--config), for checks that need a successful call.
 	SampleArgs map[string]map[string]any
-	// OnCheck, when set, is told the name of each check as it starts (the
-	// run-wide observers name the check that provoked a message).
-	OnCheck func(name string)
+	// OnCheck, when set, is told the revision and name of each check as
+	// it starts (the run-wide observers name the check that provoked a
+	// message; with lanes, one check runs per revision at a time).
+	OnCheck func(rev catalog.Revision, name string)
+
+	// lanes, when set (UseLanes), runs each revision's checks beside the
+	// other revisions'.
+	lanes *lanes
 
 	mu     sync.Mutex
 	shared map[catalog.Revision]*sharedSession

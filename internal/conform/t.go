@@ -26,6 +26,9 @@ type T struct {
 	out      *Outcome
 	startSeq int64
 	owned    []*session.Session
+	// lane is the check's lane (nil: no lanes, its steps go to ginkgo.By
+	// at once).
+	lane *laneCheck
 }
 
 func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {
@@ -46,7 +49,25 @@ func (t *T) Modern() bool { return !t.Rev.IsLegacy() }
 func (t *T) HTTP() bool { return t.Transport == wire.HTTP }
 
 // Step names the next step of the check (shown in Ginkgo's timeline).
-func (t *T) Step(text string) { ginkgo.By(text) }
+func (t *T) Step(text string) {
+	if t.lane != nil {
+		t.lane.mu.Lock()
+		t.lane.steps = append(t.lane.steps, text)
+		t.lane.mu.Unlock()
+		return
+	}
+	ginkgo.By(text)
+}
+
+// Alone says that the check is about to change what the server shows
+// every session (a catalog change): in a run with lanes (--parallel), the
+// checks of the other revisions pause from now until this one ends, as
+// they would in a run of one check at a time.
+func (t *T) Alone() {
+	if t.lane != nil {
+		t.lane.alone()
+	}
+}
 
 // Violation ends the check: the server broke the requirement.
 func (t *T) Violation(expected, actual, format string, args ...any) {
@@ -142,7 +163,11 @@ func (t *T) finish() {
 	}
 	// The reports keep a body's first 16 KiB (result.MaxBodyInReport):
 	// the outcome shares the recorder's payloads, cut just past that.
-	t.out.Frames = t.Env.Recorder().Clipped(t.startSeq, 400, transcriptRawMax)
+	if t.Env.lanes != nil {
+		t.out.Frames = t.Env.Recorder().ClippedWhere(t.startSeq, 400, transcriptRawMax, t.mine)
+	} else {
+		t.out.Frames = t.Env.Recorder().Clipped(t.startSeq, 400, transcriptRawMax)
+	}
 	// Messages quote what the server sent: redact them like the transcript.
 	r := t.Env.Recorder().Redactor()
 	t.out.Message, t.out.Expected, t.out.Actual = r.String(t.out.Message), r.String(t.out.Expected), r.String(t.out.Actual)
@@ -236,7 +261,24 @@ func (t *T) Settle(s *session.Session) {
 }
 
 // Since returns the frames recorded since the check started.
-func (t *T) Since() []wire.Frame { return t.Env.Recorder().Since(t.startSeq, 0) }
+func (t *T) Since() []wire.Frame { return t.FramesSince(t.startSeq) }
+
+// FramesSince returns the frames recorded after mark (T.Mark) that belong
+// to the check: with lanes, not those of another revision's connections,
+// whose checks run at the same time.
+func (t *T) FramesSince(mark int64) []wire.Frame {
+	if t.Env.lanes != nil {
+		return t.Env.Recorder().ClippedWhere(mark, 0, 0, t.mine)
+	}
+	return t.Env.Recorder().Since(mark, 0)
+}
+
+// mine reports whether f may belong to the check: it is not on a
+// connection opened for another revision (lanes run those concurrently).
+func (t *T) mine(f *wire.Frame, _ int) bool {
+	rev, ok := t.Env.Target.RevisionOf(f.Conn)
+	return !ok || rev == t.Rev
+}
 
 // Mark returns the current recorder position.
 func (t *T) Mark() int64 { return t.Env.Recorder().Seq() }

@@ -73,6 +73,7 @@ func (tr *Trigger) Describe() string {
 // server's answers to tools/call are judged by the tools checks): a check
 // cannot judge a change that was not made.
 func (t *T) FireTrigger(s *session.Session, tr *Trigger) {
+	t.Alone()
 	if err := t.runTrigger(s, tr); err != nil {
 		if tr.Tool != "" {
 			t.NA("the catalog_change trigger (%s) did not succeed, so there is no change to judge: %v", tr.Describe(), err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -215,31 +216,35 @@ func (t *T) Quiet(ss ...*session.Session) time.Duration {
 	return time.Since(began)
 }
 
-// judgeFaults fails a check that passed when the session layer recognised
-// a fault of its requirement anywhere in the run (session.Faults: e.g. an
-// error answered with "id": null to the only request in flight on stdio,
-// RPC-002): the fault is reported once, under its requirement, with its
-// first occurrence quoted.
-func (t *T) judgeFaults() {
-	if t.out.Verdict != PASS && t.out.Verdict != WARN {
-		return
-	}
-	kept, total := t.Env.Target.Faults().For(t.Req.ID)
-	if total == 0 {
-		return
-	}
-	f := kept[0]
-	if t.out.Level == catalog.MUST {
-		t.out.Verdict = FAIL
-	} else {
-		t.out.Verdict = WARN
-	}
-	t.out.Expected = fmt.Sprintf("the error response to %s (id %s) carries that id", f.Method, requestID(f.Request))
-	t.out.Actual = Clip(f.Response.Raw)
-	t.out.Message = fmt.Sprintf("the server answered %s (the only request in flight on %s, %s session) with an error whose id is null; %d such response(s) in the run",
-		f.Method, f.Response.Conn, f.Revision, total)
-	for _, x := range kept[1:] {
-		t.Note("also: %s on %s answered %s", x.Method, x.Response.Conn, Clip(x.Response.Raw))
+// ApplyFaults judges, after every check ran, the faults the session layer
+// recognised anywhere in the run (session.Faults: e.g. an error answered
+// with "id": null to the only request in flight on stdio, RPC-002): each
+// result of the fault's requirement that passed (or warned) fails by its
+// level, with the first occurrence quoted, so the fault is reported once,
+// under its requirement, whichever check's traffic showed it and whenever.
+// red redacts what the server sent.
+func ApplyFaults(results []result.Result, faults *session.Faults, red *wire.Redactor) {
+	for i := range results {
+		r := &results[i]
+		if r.Verdict != PASS && r.Verdict != WARN {
+			continue
+		}
+		kept, total := faults.For(r.Requirement)
+		if total == 0 {
+			continue
+		}
+		f := kept[0]
+		r.Verdict = WARN
+		if catalog.Level(r.Level) == catalog.MUST {
+			r.Verdict = FAIL
+		}
+		r.Expected = red.String(fmt.Sprintf("the error response to %s (id %s) carries that id", f.Method, requestID(f.Request)))
+		r.Actual = red.String(Clip(f.Response.Raw))
+		r.Message = red.String(fmt.Sprintf("the server answered %s (the only request in flight on %s, %s session) with an error whose id is null; %d such response(s) in the run",
+			f.Method, f.Response.Conn, f.Revision, total))
+		for _, x := range kept[1:] {
+			r.Notes = append(r.Notes, red.String(fmt.Sprintf("note: also: %s on %s answered %s", x.Method, x.Response.Conn, Clip(x.Response.Raw))))
+		}
 	}
 }
 

@@ -208,6 +208,10 @@ type Observer struct {
 	// found valid for the message model (RPC-013): the lists every check
 	// fetches again are validated once.
 	validResults map[[sha256.Size]byte]bool
+	// laneOf, when set (SetLanes), names the lane of a connection; lanes
+	// run their checks concurrently, each naming its own (SetCheckIn).
+	laneOf    func(conn string) string
+	laneCheck map[string]string
 }
 
 // New returns an observer with no check running yet.
@@ -223,6 +227,42 @@ func (o *Observer) SetCheck(name string) {
 	o.mu.Lock()
 	o.check = name
 	o.mu.Unlock()
+}
+
+// SetLanes tells the observer that checks run concurrently in lanes, and
+// which lane a connection (a wire.Frame's Conn) belongs to ("" for none).
+func (o *Observer) SetLanes(laneOf func(conn string) string) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	o.laneOf = laneOf
+	o.laneCheck = map[string]string{}
+	o.mu.Unlock()
+}
+
+// SetCheckIn names the check that runs from now on in lane (SetLanes).
+func (o *Observer) SetCheckIn(lane, name string) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	if o.laneCheck == nil {
+		o.laneCheck = map[string]string{}
+	}
+	o.laneCheck[lane] = name
+	o.mu.Unlock()
+}
+
+// checkOn names the check running where c's traffic comes from: its
+// lane's, else the one check running.
+func (o *Observer) checkOn(c *conn) string {
+	if o.laneOf != nil {
+		if name, ok := o.laneCheck[o.laneOf(c.name)]; ok {
+			return name
+		}
+	}
+	return o.check
 }
 
 // Violations returns the first violation of each requirement and revision,
@@ -422,7 +462,7 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 		}
 		return
 	}
-	r := &request{method: m.Method, check: o.check, frame: keep(f, keepRequest), seq: f.Seq, task: len(params.Task) > 0 && string(params.Task) != "null"}
+	r := &request{method: m.Method, check: o.checkOn(c), frame: keep(f, keepRequest), seq: f.Seq, task: len(params.Task) > 0 && string(params.Task) != "null"}
 	_, r.modernShaped = params.Meta[metaProtocolVersion]
 	var pv string
 	// A 2026-07-28 request: a supported modern protocolVersion and a
@@ -613,7 +653,7 @@ func (e *event) violate(id string, soft bool, format string, args ...any) {
 		v.Count++
 		return
 	}
-	check := o.check
+	check := o.checkOn(e.c)
 	var frames []wire.Frame
 	if r := e.req; r != nil || e.posted != nil {
 		if r == nil {

@@ -48,7 +48,7 @@ func (o *Observer) posting(c *conn, f wire.Frame, m *jsonrpc.Message) {
 		!m.HasJSONRPC || m.JSONRPC != "2.0" {
 		return
 	}
-	r := &request{check: o.check, frame: keep(f, keepRequest), seq: f.Seq}
+	r := &request{check: o.checkOn(c), frame: keep(f, keepRequest), seq: f.Seq}
 	switch {
 	case m.HasMethod && !m.HasID && m.MethodIsString && m.Method != "" && !m.HasResult && !m.HasError:
 		if m.HasParams && !isObject(m.Params) {

@@ -72,6 +72,9 @@ type Performance struct {
 	// of need and ended unused (both counted in Connections).
 	Prestarted int64 `json:"prestarted,omitempty"`
 	Unused     int64 `json:"unused,omitempty"`
+	// Lanes is how many revisions' checks ran side by side (--parallel);
+	// absent when one check ran at a time.
+	Lanes int `json:"lanes,omitempty"`
 }
 
 // Tool identifies mcpconform.

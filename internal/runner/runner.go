@@ -67,6 +67,10 @@ type Config struct {
 	Policy     policy.CallPolicy
 	SampleArgs map[string]map[string]any
 	ConfigFile string
+	// Parallel is how many checks may run at once (--parallel): above 1,
+	// each revision's checks run in a lane of their own beside the other
+	// revisions' (conform.Env.UseLanes); 0 or 1: one check at a time.
+	Parallel int
 	// T is the Ginkgo testing handle (go test); nil in the CLI.
 	T ginkgo.GinkgoTestingT
 	// Describe is the suite description.
@@ -143,7 +147,8 @@ func Run(cfg Config) (*Outcome, error) {
 		return unreachable(cfg, det.Notes, started, fmt.Errorf("%w: %v", ErrUnreachable, det.Unreachable)), err
 	}
 	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
-		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages, OnCheck: obs.SetCheck}
+		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages,
+		OnCheck: func(_ catalog.Revision, name string) { obs.SetCheck(name) }}
 	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
 	for _, r := range det.Revisions {
 		if r.IsLegacy() {
@@ -255,10 +260,19 @@ func Run(cfg Config) (*Outcome, error) {
 		reporterConfig.Succinct = true
 	}
 
-	if err := validate(cfg.Describe, suiteConfig, reporterConfig); err != nil {
+	preview := ginkgo.PreviewSpecs(cfg.Describe, suiteConfig, reporterConfig)
+	if err := validateReport(preview); err != nil {
 		return nil, err
 	}
 	conform.ResetRegistrations()
+	if order := laneOrder(preview); cfg.Parallel > 1 && len(order) > 1 {
+		// One lane per revision: the run-wide observers and the
+		// transcripts tell them apart by connection.
+		env.UseLanes(cfg.Parallel, order)
+		defer env.StopLanes()
+		obs.SetLanes(func(conn string) string { rev, _ := tg.RevisionOf(conn); return string(rev) })
+		env.OnCheck = func(rev catalog.Revision, name string) { obs.SetCheckIn(string(rev), name) }
+	}
 
 	var out Outcome
 	var total, done int
@@ -274,8 +288,11 @@ func Run(cfg Config) (*Outcome, error) {
 	})
 	ginkgo.ReportAfterSuite("mcpconform results", func(gr ginkgo.Report) {
 		rep.Results = resultsOf(gr)
-		// The run-wide invariants, judged over every message of the run
-		// (including what arrived after a requirement's own check ran).
+		// The systematic faults the sessions recognised, judged over the
+		// whole run, then the run-wide invariants, judged over every
+		// message of the run (including what arrived after a
+		// requirement's own check ran).
+		conform.ApplyFaults(rep.Results, tg.Faults(), tg.Recorder.Redactor())
 		observe.Apply(rep.Results, obs.Violations(), rep.Revisions)
 		result.SortResults(rep.Results)
 		rep.Summary = result.Summarize(rep.Results, cfg.Strict)
@@ -453,14 +470,24 @@ func labelValue(sr types.SpecReport, key string) string {
 	return ""
 }
 
-// validate previews the tree: every spec has exactly one requirement
-// label, every label key is known, and no requirement is registered twice
-// for one revision.
-func validate(desc string, sc types.SuiteConfig, rc types.ReporterConfig) error {
-	sc.LabelFilter = ""
-	return validateReport(ginkgo.PreviewSpecs(desc, sc, rc))
+// laneOrder returns, from a preview of the run, the requirement ids of the
+// checks that will run, by revision, in the order Ginkgo will run them.
+func laneOrder(preview types.Report) map[catalog.Revision][]string {
+	order := map[catalog.Revision][]string{}
+	for _, sr := range preview.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt || sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
+			continue
+		}
+		if id, rev := labelValue(sr, "req"), labelValue(sr, "rev"); id != "" && rev != "" {
+			order[catalog.Revision(rev)] = append(order[catalog.Revision(rev)], id)
+		}
+	}
+	return order
 }
 
+// validateReport checks a preview of the tree (every spec, selected or
+// not): every spec has exactly one requirement label, every label key is
+// known, and no requirement is registered twice for one revision.
 func validateReport(preview types.Report) error {
 	seen := map[string]string{}
 	var problems []string
@@ -562,6 +589,6 @@ func performanceOf(env *conform.Env) *result.Performance {
 		LatencySamples: l.Count(), LatencyP50Ms: ms(l.Quantile(0.5)), LatencyP99Ms: ms(l.Quantile(0.99)),
 		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout), WindowMs: ms(env.QuietWindow()),
 		Connections: st.Connections, Handshakes: st.Handshakes, HandshakeMs: st.HandshakeMs,
-		Prestarted: st.Prestarted, Unused: st.Unused,
+		Prestarted: st.Prestarted, Unused: st.Unused, Lanes: env.Lanes(),
 	}
 }

@@ -62,6 +62,36 @@ type Target struct {
 	handshakes, handshakeNs atomic.Int64
 	// pool: stdio processes started ahead of need (StartPool).
 	pool pool
+	// revOf maps a connection's name to the revision of the session it
+	// was wrapped in (RevisionOf).
+	revOf sync.Map
+}
+
+// RevisionOf returns the revision of the session connection conn (a
+// wire.Frame's Conn) was opened for; false for a connection no session of
+// the target's used.
+func (t *Target) RevisionOf(conn string) (catalog.Revision, bool) {
+	v, ok := t.revOf.Load(conn)
+	if !ok {
+		return "", false
+	}
+	return v.(catalog.Revision), true
+}
+
+// ConnName returns a new name for a connection a check opens itself
+// (outside Session and Open) for revision rev: base numbered like the
+// target's own connections, so that no two connections of a run share a
+// name, and remembered for RevisionOf.
+func (t *Target) ConnName(base string, rev catalog.Revision) string {
+	name := fmt.Sprintf("%s#%d", base, t.seq.Add(1))
+	t.revOf.Store(name, rev)
+	return name
+}
+
+// wrap is session.New, remembering which revision the connection serves.
+func (t *Target) wrap(conn wire.Conn, o session.Options) *session.Session {
+	t.revOf.Store(conn.Name(), o.Revision)
+	return session.New(conn, o)
 }
 
 // Faults returns the systematic faults recognised on every session of the
@@ -171,7 +201,7 @@ func (t *Target) sessionConn() (wire.Conn, error) {
 // newSession wraps conn for rev with options o and, for a process taken
 // from the pool, starts its replacement once it has answered.
 func (t *Target) newSession(conn wire.Conn, o session.Options) *session.Session {
-	s := session.New(conn, o)
+	s := t.wrap(conn, o)
 	if sc, ok := conn.(*stdio.Conn); ok && sc.Prestarted() {
 		go t.refillAfterAnswer(s)
 	}
@@ -267,7 +297,7 @@ func (t *Target) OpenSecond(ctx context.Context, rev catalog.Revision) (*session
 	if err != nil {
 		return nil, err
 	}
-	return t.handshake(ctx, session.New(conn, t.sessionOptions(rev)), rev)
+	return t.handshake(ctx, t.wrap(conn, t.sessionOptions(rev)), rev)
 }
 
 // SessionWith opens a new HTTP connection that sends bearer ("" for no
@@ -282,7 +312,7 @@ func (t *Target) SessionWith(rev catalog.Revision, bearer, label string) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	return session.New(conn, t.sessionOptions(rev)), nil
+	return t.wrap(conn, t.sessionOptions(rev)), nil
 }
 
 // OpenWith is SessionWith followed by the era's handshake.
@@ -457,7 +487,7 @@ func (t *Target) legacyProbeSession(early *stdio.Conn, closing *sync.WaitGroup) 
 			early.Adopt()
 			o := t.sessionOptions(catalog.LatestLegacy)
 			o.Startup = StartupFactor * t.Timeout // started alongside the modern probe's process
-			return session.New(early, o), nil
+			return t.wrap(early, o), nil
 		}
 	}
 	return t.Session(catalog.LatestLegacy)

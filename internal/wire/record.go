@@ -344,9 +344,15 @@ func (rec *Recorder) Clipped(after int64, limit, maxRaw int) []Frame {
 	return rec.collect(after, limit, maxRaw, "", nil)
 }
 
+// ClippedWhere is Clipped keeping only the frames keep accepts (see
+// OnConnWhere); limit counts the frames kept.
+func (rec *Recorder) ClippedWhere(after int64, limit, maxRaw int, keep func(f *Frame, size int) bool) []Frame {
+	return rec.collect(after, limit, maxRaw, "", keep)
+}
+
 // collect is Since, Clipped and OnConn: the frames with Seq > after (on conn
 // unless it is ""; those keep accepts, when it is not nil), the latest limit
-// of them, payloads cut at maxRaw.
+// of them (of those kept), payloads cut at maxRaw.
 func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string, keep func(f *Frame, size int) bool) []Frame {
 	if rec == nil {
 		return nil
@@ -363,12 +369,12 @@ func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string, keep f
 		}
 	}
 	fs := rec.frames[lo:]
-	if limit > 0 && len(fs) > limit {
-		fs = fs[len(fs)-limit:]
-	}
 	var out []Frame
 	switch {
 	case conn == "" && keep == nil:
+		if limit > 0 && len(fs) > limit {
+			fs = fs[len(fs)-limit:]
+		}
 		out = append(out, fs...)
 	default:
 		for i := range fs {
@@ -386,6 +392,9 @@ func (rec *Recorder) collect(after int64, limit, maxRaw int, conn string, keep f
 				}
 			}
 			out = append(out, *f)
+		}
+		if limit > 0 && len(out) > limit {
+			out = out[len(out)-limit:]
 		}
 	}
 	var packed map[int]packedRaw // index in out → compressed payload

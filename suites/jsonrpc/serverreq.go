@@ -23,7 +23,7 @@ var _ = c.Area("jsonrpc", func() {
 		t.Settle(s)
 		seen := map[string]string{} // id key → first frame
 		requests := 0
-		for _, f := range t.Env.Recorder().Since(mark, 0) {
+		for _, f := range t.FramesSince(mark) {
 			if f.Conn != s.Conn().Name() || f.Dir != wire.In || f.Kind != wire.KindMessage || f.Truncated {
 				continue
 			}

@@ -202,7 +202,7 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 	// barrier: whatever the server meant to send for the calls has been sent
 	_, _ = t.TryCall(s, "ping", nil, o)
 	t.Quiet(s)
-	for _, f := range t.Env.Recorder().Since(mark, 0) {
+	for _, f := range t.FramesSince(mark) {
 		if f.Conn != s.Conn().Name() || f.Dir != wire.In || f.Kind != wire.KindMessage || f.Truncated {
 			continue
 		}

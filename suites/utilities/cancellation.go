@@ -276,7 +276,7 @@ func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, natural 
 // exchangeBody returns the server bytes of HTTP exchange x on conn.
 func exchangeBody(t *c.T, conn string, mark, x int64) []byte {
 	var out []byte
-	for _, f := range t.Env.Recorder().Since(mark, 0) {
+	for _, f := range t.FramesSince(mark) {
 		if f.Conn == conn && f.Exchange == x && f.Dir == wire.In && (f.Kind == wire.KindMessage || f.Kind == wire.KindBody) {
 			out = append(out, f.Raw...)
 		}

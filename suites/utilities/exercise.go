@@ -427,7 +427,7 @@ func onWire(t *c.T, conn string, id jsonrpc.ID, mark int64, done <-chan struct{}
 	go func() {
 		defer close(sent)
 		for {
-			for _, f := range t.Env.Recorder().Since(mark, 0) {
+			for _, f := range t.FramesSince(mark) {
 				if f.Conn == conn && f.Dir == wire.Out && f.Kind == wire.KindMessage {
 					if m, err := c.Decode(f); err == nil && m.HasID && m.ID.Key() == id.Key() {
 						return
@@ -453,7 +453,7 @@ func (ph *phase) collect(t *c.T, mark int64) {
 	for _, cl := range ph.calls {
 		byID[cl.id.Key()] = cl
 	}
-	for _, f := range t.Env.Recorder().Since(mark, 0) {
+	for _, f := range t.FramesSince(mark) {
 		if f.Conn != ph.conn || f.Kind != wire.KindMessage {
 			continue
 		}

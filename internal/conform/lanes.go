@@ -1,0 +1,241 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+)
+
+// Lanes (--parallel): the checks of each revision run in a lane of their
+// own, in Ginkgo's order, beside the other revisions' lanes. A revision's
+// checks share its sessions (Env.Shared) and one another's memos, so
+// within a lane they run one after another as in a sequential run; two
+// revisions share no session, no memo and, on stdio, no process. Ginkgo
+// still runs the specs one at a time: each spec takes its check's outcome
+// from the lane (waiting for it when the lane has not got there yet) and
+// reports it, its steps included, as if it had run the check itself. The
+// transcripts and the run-wide observers tell the lanes apart by
+// connection (Target.RevisionOf).
+
+// specKey names one check: a requirement in a revision.
+type specKey struct {
+	id  string
+	rev catalog.Revision
+}
+
+// job is one check of a lane.
+type job struct {
+	req       catalog.Requirement
+	transport string
+	fn        func(t *T)
+	done      chan struct{}
+	out       *Outcome
+	steps     []string
+}
+
+type lanes struct {
+	env   *Env
+	width int
+
+	mu      sync.Mutex
+	order   map[catalog.Revision][]string // requirement ids in run order, by revision
+	jobs    map[specKey]*job
+	started bool
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	slots  chan struct{}
+	wg     sync.WaitGroup
+	// alone is held for reading by every check running in a lane, and
+	// for writing by a check that changes what the server shows every
+	// session (T.Alone): the other lanes wait until it ends.
+	alone sync.RWMutex
+}
+
+// laneCheck is what a check running in a lane keeps of its lane: the steps
+// its spec reports, and its hold on lanes.alone.
+type laneCheck struct {
+	l     *lanes
+	steps []string
+
+	mu        sync.Mutex
+	held      int // 0 none, 1 read, 2 write
+	abandoned bool
+}
+
+// alone turns the check's read hold into the write hold.
+func (c *laneCheck) alone() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.abandoned || c.held != 1 {
+		return
+	}
+	c.l.alone.RUnlock()
+	c.held = 0
+	c.l.alone.Lock()
+	c.held = 2
+}
+
+// release lets the hold go; abandon also stops the check from taking one.
+func (c *laneCheck) release(abandon bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch c.held {
+	case 1:
+		c.l.alone.RUnlock()
+	case 2:
+		c.l.alone.Unlock()
+	}
+	c.held = 0
+	c.abandoned = c.abandoned || abandon
+}
+
+// UseLanes makes the run's checks run in one lane per revision, at most
+// width checks at a time, in the order the run will report them (order:
+// each revision's requirement ids as Ginkgo will run them, from a preview
+// of the spec tree with the run's filter). Call it before the tree is
+// built for the run; Env.StopLanes ends the lanes.
+func (e *Env) UseLanes(width int, order map[catalog.Revision][]string) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	e.lanes = &lanes{env: e, width: max(width, 1), order: order, jobs: map[specKey]*job{},
+		ctx: ctx, cancel: cancel, slots: make(chan struct{}, max(width, 1))}
+}
+
+// Lanes reports how many lanes the run uses (0: none, the checks run as
+// Ginkgo reaches them).
+func (e *Env) Lanes() int {
+	if e.lanes == nil {
+		return 0
+	}
+	return len(e.lanes.order)
+}
+
+// StopLanes cancels the checks still running in the lanes and waits for
+// their ends (Ctrl-C, the run's budget, or the end of the run).
+func (e *Env) StopLanes() {
+	if e.lanes == nil {
+		return
+	}
+	e.lanes.cancel(context.Canceled)
+	e.lanes.wg.Wait()
+}
+
+// register records the check of a spec (the tree is built twice, for the
+// preview and for the run: the last one counts).
+func (l *lanes) register(req catalog.Requirement, rev catalog.Revision, transport string, fn func(t *T)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.started {
+		return
+	}
+	l.jobs[specKey{req.ID, rev}] = &job{req: req, transport: transport, fn: fn, done: make(chan struct{})}
+}
+
+// start runs each revision's lane (once, when Ginkgo runs the first spec).
+func (l *lanes) start() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.started {
+		return
+	}
+	l.started = true
+	for rev, ids := range l.order {
+		var jobs []*job
+		for _, id := range ids {
+			if j := l.jobs[specKey{id, rev}]; j != nil {
+				jobs = append(jobs, j)
+			}
+		}
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for _, j := range jobs {
+				select {
+				case l.slots <- struct{}{}:
+				case <-l.ctx.Done():
+				}
+				if l.ctx.Err() == nil {
+					j.out, j.steps = l.run(j, rev)
+					<-l.slots
+				}
+				close(j.done)
+			}
+		}()
+	}
+}
+
+// laneGrace is how long a check in a lane may run past its budget (or, once
+// the run was interrupted, past the interruption) before its lane gives up
+// on it and goes on, as Ginkgo does with a spec past its SpecTimeout.
+var laneGrace = 5 * time.Second
+
+// run executes j in its own goroutine and returns its outcome and steps; a
+// check that overruns its budget by laneGrace (one that ignores its
+// context) is abandoned with ERROR, so that the lane goes on.
+func (l *lanes) run(j *job, rev catalog.Revision) (*Outcome, []string) {
+	type result struct {
+		out   *Outcome
+		steps []string
+	}
+	ch := make(chan result, 1)
+	lc := &laneCheck{l: l, held: 1}
+	l.alone.RLock()
+	go func() {
+		out := execute(l.ctx, l.env, j.req, rev, j.transport, j.fn, lc)
+		lc.release(false)
+		lc.mu.Lock()
+		steps := lc.steps
+		lc.mu.Unlock()
+		ch <- result{out, steps}
+	}()
+	budget := time.NewTimer(l.env.SpecBudget + laneGrace)
+	defer budget.Stop()
+	var interrupted <-chan time.Time
+	ctxDone := l.ctx.Done()
+	abandon := func(why string) (*Outcome, []string) {
+		lc.release(true)
+		return &Outcome{Requirement: j.req.ID, Level: j.req.LevelFor(rev), Revision: rev, Transport: j.transport, Verdict: ERROR, Message: why}, nil
+	}
+	for {
+		select {
+		case r := <-ch:
+			return r.out, r.steps
+		case <-budget.C:
+			return abandon(fmt.Sprintf("the check did not end within its budget of %s (and %s more): abandoned", l.env.SpecBudget, laneGrace))
+		case <-ctxDone:
+			ctxDone = nil
+			interrupted = time.After(laneGrace)
+		case <-interrupted:
+			return abandon(fmt.Sprintf("the check was interrupted (%v) and did not end within %s: abandoned", context.Cause(l.ctx), laneGrace))
+		}
+	}
+}
+
+// await returns the outcome of the check for key and its steps, waiting
+// for its lane. When Ginkgo interrupts the spec (Ctrl-C, the run's
+// budget), every lane is cancelled and the check ends with ERROR.
+func (l *lanes) await(sctx context.Context, key specKey) (*Outcome, []string) {
+	l.start()
+	l.mu.Lock()
+	j := l.jobs[key]
+	l.mu.Unlock()
+	if j == nil {
+		req := catalog.MustGet(key.id)
+		return &Outcome{Requirement: key.id, Level: req.LevelFor(key.rev), Revision: key.rev, Transport: l.env.Target.Transport(),
+			Verdict: ERROR, Message: "the check was not scheduled in its revision's lane (the spec tree changed between the preview and the run)"}, nil
+	}
+	select {
+	case <-j.done:
+	case <-sctx.Done():
+		l.cancel(context.Cause(sctx))
+		<-j.done
+	}
+	if j.out == nil {
+		return &Outcome{Requirement: key.id, Level: j.req.LevelFor(key.rev), Revision: key.rev, Transport: j.transport,
+			Verdict: ERROR, Message: fmt.Sprintf("the check was interrupted before it started (%v)", context.Cause(l.ctx))}, nil
+	}
+	return j.out, j.steps
+}

@@ -1,0 +1,142 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// laneEnv is an Env with lanes for two revisions, whose checks open no
+// connection (the target is never contacted).
+func laneEnv(t *testing.T, order map[catalog.Revision][]string) *Env {
+	t.Helper()
+	e := &Env{Target: &target.Target{URL: "http://127.0.0.1:9/mcp", Recorder: wire.NewRecorder(wire.NewRedactor()), Timeout: time.Second},
+		SpecBudget: 5 * time.Second}
+	e.UseLanes(2, order)
+	t.Cleanup(e.StopLanes)
+	return e
+}
+
+const laneA, laneB = catalog.R20251125, catalog.Modern
+
+// TestLanesRunRevisionsSideBySide: each revision's checks run in order in
+// their own lane, both lanes at once, and each spec gets its own check's
+// outcome and steps.
+func TestLanesRunRevisionsSideBySide(t *testing.T) {
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002"}, laneB: {"RPC-001", "RPC-002"}})
+	bothRunning := make(chan struct{})
+	var once sync.Once
+	var running sync.WaitGroup
+	running.Add(2)
+	meet := func(t *T) { // each lane's first check waits for the other's
+		running.Done()
+		go func() { running.Wait(); once.Do(func() { close(bothRunning) }) }()
+		select {
+		case <-bothRunning:
+		case <-t.Ctx.Done():
+			t.Error("the other lane's check never ran beside this one")
+		}
+	}
+	l := e.lanes
+	for _, rev := range []catalog.Revision{laneA, laneB} {
+		l.register(catalog.MustGet("RPC-001"), rev, wire.HTTP, func(t *T) { t.Step("first " + string(t.Rev)); meet(t) })
+		l.register(catalog.MustGet("RPC-002"), rev, wire.HTTP, func(t *T) { t.Step("second " + string(t.Rev)); t.Warn("second") })
+	}
+	for _, rev := range []catalog.Revision{laneA, laneB} {
+		out, steps := l.await(context.Background(), specKey{"RPC-001", rev})
+		if out.Verdict != PASS || len(steps) != 1 || steps[0] != "first "+string(rev) {
+			t.Errorf("%s RPC-001: %s %v", rev, out, steps)
+		}
+		out, steps = l.await(context.Background(), specKey{"RPC-002", rev})
+		if out.Verdict != WARN || out.Requirement != "RPC-002" || out.Revision != rev || len(steps) != 1 {
+			t.Errorf("%s RPC-002: %s %v", rev, out, steps)
+		}
+	}
+}
+
+// TestLanesAlone: a check that calls Alone (it changes what every session
+// sees) waits for the other lanes' running checks to end, and no other
+// check starts until it has ended.
+func TestLanesAlone(t *testing.T) {
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001"}, laneB: {"RPC-001", "RPC-002"}})
+	var mu sync.Mutex
+	var events []string
+	log := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
+	b1Started, releaseB1 := make(chan struct{}), make(chan struct{})
+	l := e.lanes
+	l.register(catalog.MustGet("RPC-001"), laneB, wire.HTTP, func(t *T) {
+		close(b1Started)
+		<-releaseB1
+		log("B1 end")
+	})
+	l.register(catalog.MustGet("RPC-002"), laneB, wire.HTTP, func(t *T) { log("B2 start") })
+	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+		<-b1Started
+		go func() { time.Sleep(20 * time.Millisecond); close(releaseB1) }()
+		t.Alone()
+		log("A1 alone")
+		time.Sleep(30 * time.Millisecond) // B2 would start here without Alone
+		log("A1 end")
+	})
+	l.await(context.Background(), specKey{"RPC-001", laneA})
+	l.await(context.Background(), specKey{"RPC-002", laneB})
+	if got := strings.Join(events, ", "); got != "B1 end, A1 alone, A1 end, B2 start" {
+		t.Fatalf("order: %s", got)
+	}
+}
+
+// TestLanesInterrupted: when Ginkgo interrupts a spec (Ctrl-C, the run's
+// budget), every lane is cancelled: the running check ends with ERROR, and
+// a check that had not started yet is not run.
+func TestLanesInterrupted(t *testing.T) {
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002"}})
+	l := e.lanes
+	started := make(chan struct{})
+	ran := false
+	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+		close(started)
+		<-t.Ctx.Done()
+		t.Error("cancelled")
+	})
+	l.register(catalog.MustGet("RPC-002"), laneA, wire.HTTP, func(t *T) { ran = true })
+	ctx, cancel := context.WithCancelCause(context.Background())
+	l.start()
+	<-started
+	cancel(errors.New("interrupted by the test"))
+	out, _ := l.await(ctx, specKey{"RPC-001", laneA})
+	if out.Verdict != ERROR || !strings.Contains(out.Message, "interrupted") {
+		t.Errorf("RPC-001: %s", out)
+	}
+	out, _ = l.await(context.Background(), specKey{"RPC-002", laneA})
+	if out.Verdict != ERROR || ran {
+		t.Errorf("RPC-002 after the interruption: %s (ran %v)", out, ran)
+	}
+}
+
+// TestLanesAbandonOverrun: a check that ignores its context past its
+// budget is abandoned with ERROR, and its lane goes on.
+func TestLanesAbandonOverrun(t *testing.T) {
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002"}})
+	e.SpecBudget = time.Millisecond
+	defer func(g time.Duration) { laneGrace = g }(laneGrace)
+	laneGrace = 20 * time.Millisecond
+	l := e.lanes
+	stuck := make(chan struct{})
+	defer close(stuck)
+	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) { <-stuck })
+	l.register(catalog.MustGet("RPC-002"), laneA, wire.HTTP, func(t *T) {})
+	out, _ := l.await(context.Background(), specKey{"RPC-001", laneA})
+	if out.Verdict != ERROR || !strings.Contains(out.Message, "abandoned") {
+		t.Errorf("RPC-001: %s", out)
+	}
+	if out, _ = l.await(context.Background(), specKey{"RPC-002", laneA}); out.Verdict != PASS {
+		t.Errorf("RPC-002 after the abandoned check: %s", out)
+	}
+}
