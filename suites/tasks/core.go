@@ -76,6 +76,7 @@ func findCore(t *c.T, s *session.Session) *taskTool {
 
 // createCore sends a task-augmented call and returns the task.
 func createCore(t *c.T, s *session.Session, tool *taskTool) (map[string]json.RawMessage, *session.Response) {
+	t.Alone() // a task may be listed to every session (tasks/list)
 	p := toolCall(tool)
 	p["task"] = map[string]any{"ttl": coreTTL}
 	resp := t.Call(s, "tools/call", p, nil)
