@@ -23,12 +23,14 @@ test:
 # lifecycle defects, the reference with no finding over both transports, a
 # crash found and the campaign going on), the go-sdk control-character crash
 # (fuzz/gosdk_test.go, builds a go-sdk example), `go test -fuzz` from another
-# module (fuzz/native_test.go) and the HTML report in headless Chromium
-# (reports/htmlbrowser_test.go). ~3 minutes; their shrinking is bounded in
-# time, so they run on their own, not beside the kill matrix.
-SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium
+# module (fuzz/native_test.go), the HTML report in headless Chromium
+# (reports/htmlbrowser_test.go) and the reference fixture's verdicts with
+# and without --parallel (fixtures/killmatrix/parallel_test.go). ~3
+# minutes; their shrinking is bounded in time, so they run on their own,
+# not beside the kill matrix.
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts
 test-slow:
-	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/
+	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/
 
 # The third-party corpus (fixtures/thirdparty, slow, not part of test):
 # installs pinned independent servers (npm and go-sdk examples) into
@@ -92,7 +94,7 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags slow ./fuzz/ ./reports/
+	$(GO) vet -tags slow ./fuzz/ ./reports/ ./fixtures/killmatrix/
 	@$(GO) run ./cmd/mcpconform list --all | diff -u suites/checks.txt - \
 		|| { echo "suites/checks.txt differs from 'mcpconform list --all': run make checks-list and commit it"; exit 1; }
 
