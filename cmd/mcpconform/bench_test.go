@@ -268,3 +268,37 @@ func BenchmarkRunReports(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRunParallel measures a full default run (both eras) against
+// the reference fixture one check at a time (--parallel 1) and with the
+// two revisions' checks side by side (--parallel 2), over each transport:
+// the lanes' gain is the ratio of the two ns/op.
+func BenchmarkRunParallel(b *testing.B) {
+	for _, transport := range []string{"stdio", "http"} {
+		for _, n := range []int{1, 2} {
+			b.Run(fmt.Sprintf("transport=%s/parallel=%d", transport, n), func(b *testing.B) {
+				args := []string{"run", "--quiet", "--reports", "json", "--parallel", fmt.Sprint(n)}
+				if transport == "http" {
+					url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer stop()
+					args = append(args, "--url", url)
+				} else {
+					args = append(args, "--", os.Args[0], "fixture", "aftersales")
+				}
+				dir := b.TempDir()
+				runs := 0
+				for b.Loop() {
+					_, stderr, code, _ := cli(b, []string{"MCPCONFORM_AS_CLI=1"}, append([]string{args[0], "--report-dir", dir}, args[1:]...)...)
+					if code != 0 {
+						b.Fatalf("exit %d: %s", code, stderr)
+					}
+					runs++
+				}
+				reportRunMetrics(b, dir, runs)
+			})
+		}
+	}
+}
