@@ -226,6 +226,21 @@ func BenchmarkRunSlowStart(b *testing.B) {
 	}
 }
 
+// againstAftersales returns the CLI arguments args aimed at the reference
+// fixture over transport: served from this process over HTTP (stopped when
+// the benchmark ends), or started by the CLI over stdio.
+func againstAftersales(b *testing.B, transport string, args ...string) []string {
+	if transport == "http" {
+		url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(stop)
+		return append(args, "--url", url)
+	}
+	return append(args, "--", os.Args[0], "fixture", "aftersales")
+}
+
 // BenchmarkRunReports measures what a full run leaves and costs in memory:
 // the size of each report file (report.html, report.json, junit.xml) and
 // the CLI's peak RSS, for a full run with every report against the
@@ -235,17 +250,7 @@ func BenchmarkRunSlowStart(b *testing.B) {
 func BenchmarkRunReports(b *testing.B) {
 	for _, transport := range []string{"stdio", "http"} {
 		b.Run("transport="+transport, func(b *testing.B) {
-			args := []string{"run", "--quiet", "--reports", "json,junit,html,md"}
-			if transport == "http" {
-				url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer stop()
-				args = append(args, "--url", url)
-			} else {
-				args = append(args, "--", os.Args[0], "fixture", "aftersales")
-			}
+			args := againstAftersales(b, transport, "run", "--quiet", "--reports", "json,junit,html,md")
 			dir := b.TempDir()
 			var peak int64
 			for b.Loop() {
@@ -277,17 +282,7 @@ func BenchmarkRunParallel(b *testing.B) {
 	for _, transport := range []string{"stdio", "http"} {
 		for _, n := range []int{1, 2} {
 			b.Run(fmt.Sprintf("transport=%s/parallel=%d", transport, n), func(b *testing.B) {
-				args := []string{"run", "--quiet", "--reports", "json", "--parallel", fmt.Sprint(n)}
-				if transport == "http" {
-					url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer stop()
-					args = append(args, "--url", url)
-				} else {
-					args = append(args, "--", os.Args[0], "fixture", "aftersales")
-				}
+				args := againstAftersales(b, transport, "run", "--quiet", "--reports", "json", "--parallel", fmt.Sprint(n))
 				dir := b.TempDir()
 				runs := 0
 				for b.Loop() {
