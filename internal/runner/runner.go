@@ -265,7 +265,7 @@ func Run(cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	conform.ResetRegistrations()
-	if order := laneOrder(preview); cfg.Parallel > 1 && len(order) > 1 {
+	if order := laneOrder(preview, revs); cfg.Parallel > 1 && len(order) > 1 {
 		// One lane per revision: the run-wide observers and the
 		// transcripts tell them apart by connection.
 		env.UseLanes(cfg.Parallel, order)
@@ -471,14 +471,15 @@ func labelValue(sr types.SpecReport, key string) string {
 }
 
 // laneOrder returns, from a preview of the run, the requirement ids of the
-// checks that will run, by revision, in the order Ginkgo will run them.
-func laneOrder(preview types.Report) map[catalog.Revision][]string {
+// checks of revs that will run, by revision, in the order Ginkgo will run
+// them (the not-applicable specs of other revisions run no check).
+func laneOrder(preview types.Report, revs []catalog.Revision) map[catalog.Revision][]string {
 	order := map[catalog.Revision][]string{}
 	for _, sr := range preview.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt || sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
 			continue
 		}
-		if id, rev := labelValue(sr, "req"), labelValue(sr, "rev"); id != "" && rev != "" {
+		if id, rev := labelValue(sr, "req"), labelValue(sr, "rev"); id != "" && slices.Contains(revs, catalog.Revision(rev)) {
 			order[catalog.Revision(rev)] = append(order[catalog.Revision(rev)], id)
 		}
 	}

@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/result"
 )
@@ -47,5 +49,26 @@ func TestValidateRejectsBrokenTrees(t *testing.T) {
 func TestPolicyPrefixAgrees(t *testing.T) {
 	if result.PolicyPrefix != conform.PolicyPrefix {
 		t.Fatalf("result.PolicyPrefix %q != conform.PolicyPrefix %q", result.PolicyPrefix, conform.PolicyPrefix)
+	}
+}
+
+// TestLaneOrder: the lanes get, per revision of the run, the checks that
+// will run in Ginkgo's order; filtered-out specs and the not-applicable
+// specs of revisions the run does not cover are not theirs.
+func TestLaneOrder(t *testing.T) {
+	skipped := spec("s", "req:RPC-003", "rev:2025-11-25")
+	skipped.State = types.SpecStateSkipped
+	preview := types.Report{SpecReports: []types.SpecReport{
+		spec("a", "req:RPC-002", "rev:2026-07-28"),
+		spec("b", "req:RPC-001", "rev:2025-11-25"),
+		skipped,
+		spec("c", "req:RPC-001", "rev:2026-07-28"),
+		spec("d", "req:RPC-004", "rev:2025-11-25"),
+		spec("na", "req:RPC-008", "rev:2025-03-26"),
+	}}
+	got := laneOrder(preview, []catalog.Revision{catalog.Modern, catalog.R20251125})
+	want := map[catalog.Revision][]string{catalog.Modern: {"RPC-002", "RPC-001"}, catalog.R20251125: {"RPC-001", "RPC-004"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("laneOrder = %v, want %v", got, want)
 	}
 }
