@@ -232,3 +232,25 @@ func TestSentParamsDecodeLargeAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestLanesNameTheirOwnCheck: with lanes (checks of two revisions running
+// at once), a violation names the check running in the lane of the
+// connection that carried it, not the other lane's.
+func TestLanesNameTheirOwnCheck(t *testing.T) {
+	f := &feed{o: New()}
+	f.o.SetLanes(func(conn string) string {
+		if conn == "stdio#1" {
+			return "2026-07-28"
+		}
+		return "2025-11-25"
+	})
+	f.o.SetCheckIn("2026-07-28", "PAG-001 [2026-07-28] (a pagination check)")
+	f.o.SetCheckIn("2025-11-25", "TOOL-001 [2025-11-25] (tools)")
+	f.send("stdio#1", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+modernMeta+`}}`)
+	f.o.SetCheckIn("2025-11-25", "RPC-001 [2025-11-25] (ids)")
+	f.recv("stdio#1", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"x"}}`)
+	vs := only(t, f.o, "MRTR-001")
+	if !strings.Contains(vs[0].Check, "PAG-001") {
+		t.Errorf("violation %+v: want its lane's check PAG-001", vs[0])
+	}
+}
