@@ -1,7 +1,7 @@
 // Package jsonobj decodes a JSON object into its members
 // (map[string]json.RawMessage) as encoding/json does, in a fraction of the
 // time for large objects: the harness and the fixtures take apart requests
-// of megabytes (the robustness probes' 3 MiB and deeply nested messages)
+// of megabytes (the robustness probes' 1.5 MiB and deeply nested messages)
 // several times each, and encoding/json validates and copies every byte
 // on each pass. An object of at least Large bytes is validated once (unless
 // the caller vouches for it) and split by a scanner that only finds member
