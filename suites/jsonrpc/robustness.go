@@ -335,8 +335,7 @@ var _ = c.Area("jsonrpc", func() {
 // default line scanner, the 100 kB of common body parsers and the 1 MiB of
 // common proxies and readers; TOOL-014 sends a 1 MiB tool argument) and
 // JSON nested deeper than common parsers allow. The spec sets no size or
-// depth, so any
-// answer is right — a result, a JSON-RPC error, an HTTP 4xx. A crash, or a
+// depth, so any answer is right — a result, a JSON-RPC error, an HTTP 4xx. A crash, or a
 // server that stops answering, is a FAIL (RPC-005's "the server keeps
 // running"); input dropped silently by a server that answers the barrier
 // request after it is a WARN.
