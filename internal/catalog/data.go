@@ -294,6 +294,15 @@ var requirements = []Requirement{
 		Revisions: AllRevisions,
 		Source:    `schema/<rev>/schema.json; <rev>:basic/index.mdx "_meta"`,
 	},
+	{
+		ID:        "RPC-014",
+		Title:     "The server keeps answering after input it may reject",
+		Statement: `Input the server is entitled to reject (malformed, invalid, oversized, unknown, out of order) must not end the process, close the connection or silence the server: JSON-RPC 2.0 requires a reply to every request, so the next well-formed request still gets its response. Judged over every check of the run.`,
+		Level:     MUST,
+		SpecLevel: "MUST (JSON-RPC 2.0: the Server MUST reply with a Response)",
+		Revisions: AllRevisions,
+		Source:    `JSON-RPC 2.0 "Response object"; <rev>:basic/index.mdx "Responses"`,
+	},
 
 	// ----------------------------------------------------------------- PAG
 	{

@@ -11,19 +11,18 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpconform/mcpconform/internal/sharedtest"
 )
 
 // The official schemas are read from the shared checkout at test time and
-// never copied into the repository (see ../shared/mcp-schema/README.md).
+// never copied into the repository (internal/sharedtest).
 
 func schemaDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("MCPCONFORM_SCHEMA_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "mcp-schema")
-	}
+	dir := sharedtest.Schemas(t)
 	if _, err := os.Stat(filepath.Join(dir, "2026-07-28", "schema.json")); err != nil {
-		t.Skipf("official MCP schemas not found at %s (set MCPCONFORM_SCHEMA_DIR or check out ../shared): %v", dir, err)
+		t.Fatalf("the official MCP schemas are not where they should be (%s): %v", dir, err)
 	}
 	return dir
 }
