@@ -131,7 +131,7 @@ func judgeRefusal(modern bool, k *invalidReq, r *sent, resp *jsonrpc.Message) []
 	if code == jsonrpc.CodeHeaderMismatch && modern && k.method != "" {
 		// 2026 HTTP: without a string name or uri there is no Mcp-Name
 		// header to send, and the spec does not order the two
-		// validations (SPEC-DIGEST §17.1)
+		// validations (TOL-1)
 		return nil
 	}
 	return []problem{{"params", "wrong-error-" + kind, fmt.Sprintf("%s got error %d; expected %v: %s", what, code, k.codes, clip(resp.Raw))}}

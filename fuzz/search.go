@@ -10,7 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/rapidrun"
 )
 
-// The search: rapid run from a main binary (STYLE.md §7(b)), one property
+// The search: rapid run from a main binary, one property
 // at a time, with the flaky-failure loop.
 
 // failFunc reports a case's problems: those with a signature not yet

@@ -29,7 +29,7 @@ import (
 //   - legacy: the first initialize is answered with a result; before the
 //     operation phase (initialize answered and initialized sent) any answer
 //     to a request is fine (no revision says what a server must do with an
-//     early request, SPEC-DIGEST §2.1), but there must be one;
+//     early request, the lifecycle page's "Initialization"), but there must be one;
 //   - in the operation phase (always, in 2026-07-28) the liveness method
 //     and the list methods of declared capabilities are answered with a
 //     result, and a page cursor the server gave is accepted;
@@ -353,7 +353,7 @@ func (m *seqModel) delete(ctx context.Context) []problem {
 }
 
 // reuse sends a ping with the deleted session's id: the server MUST answer
-// 404 (SPEC-DIGEST §14: after the server ends a session).
+// 404 (the transports page's "Session Management": after the server ends a session).
 func (m *seqModel) reuse(ctx context.Context) []problem {
 	if m.phase != phaseDeleted {
 		m.note("   (the session was not deleted: step skipped)")

@@ -1,7 +1,7 @@
 // Package catalog is the requirement catalog: every checkable server
 // requirement mcpconform knows, with its stable id, level, revisions,
-// transports, spec source and statement. Ids come from SPEC-DIGEST.md §18
-// and are never reused.
+// transports, spec source and statement. Ids are stable and never
+// reused.
 package catalog
 
 import (
@@ -68,7 +68,7 @@ type Requirement struct {
 	Statement string
 	// Level is the grading level for revisions without an override.
 	Level Level
-	// SpecLevel is the level as the digest states it, e.g. "MUST (latest: SHOULD)".
+	// SpecLevel is the level as the spec's sentences state it, e.g. "MUST (latest: SHOULD)".
 	SpecLevel string
 	// Revisions the requirement applies to.
 	Revisions []Revision
@@ -76,7 +76,8 @@ type Requirement struct {
 	LevelByRevision map[Revision]Level
 	// Transports the requirement applies to; empty means every transport.
 	Transports []string
-	// Source is the spec path(s) in the digest's shorthand, e.g. "<rev>:basic/lifecycle.mdx".
+	// Source is the spec page(s) and sections in the catalog's shorthand
+	// (data.go), e.g. "<rev>:basic/lifecycle.mdx"; Links turns it into URLs.
 	Source string
 }
 

@@ -273,3 +273,43 @@ func TestGetUnknown(t *testing.T) {
 	}()
 	MustGet(fmt.Sprintf("NOPE-%03d", 1))
 }
+
+// TestLinks: every requirement links, in every revision it applies to, at
+// least one https URL of the sentences it rests on, and every link into the
+// specification's site or repositories names a page (and section) that the
+// generated index (specpages.txt) has.
+func TestLinks(t *testing.T) {
+	for _, r := range All() {
+		for _, rev := range append([]Revision{""}, r.Revisions...) {
+			ls := r.Links(rev)
+			if len(ls) == 0 {
+				t.Errorf("%s (%s): no link (source %q)", r.ID, rev, r.Source)
+			}
+			for _, l := range ls {
+				if !strings.HasPrefix(l, "https://") {
+					t.Errorf("%s (%s): %q is not an https URL", r.ID, rev, l)
+				}
+				page, frag, _ := strings.Cut(l, "#")
+				if !strings.HasPrefix(page, SpecSite) && !strings.HasPrefix(page, SpecRepo) && !strings.HasPrefix(page, TasksRepo) {
+					continue
+				}
+				if !PageExists(page) {
+					t.Errorf("%s (%s): %s is not a page of the specification's index", r.ID, rev, page)
+				} else if frag != "" && !AnchorExists(page, frag) {
+					t.Errorf("%s (%s): %s has no section #%s", r.ID, rev, page, frag)
+				}
+			}
+		}
+	}
+}
+
+func TestAnchor(t *testing.T) {
+	for in, want := range map[string]string{
+		"Version Negotiation": "version-negotiation", "`_meta`": "meta", "Security & Endpoint": "security--endpoint",
+		"HTTP+SSE Transport (2024-11-05)": "httpsse-transport-2024-11-05",
+	} {
+		if got := Anchor(in); got != want {
+			t.Errorf("Anchor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,8 +1,13 @@
 package catalog
 
-// This file is the requirement table: SPEC-DIGEST.md §18 "Checkable server
-// requirements", in catalog order. Titles and statements are our own words;
-// SpecLevel and Source keep the digest's text and path shorthand.
+// This file is the requirement table, in catalog order. Titles and
+// statements are our own words; SpecLevel is the level as the spec's
+// sentences state it; Source names the pages and sections in a shorthand
+// that Links turns into published URLs: "<rev>:basic/lifecycle.mdx
+// "Version Negotiation"" is that page of each revision the requirement
+// applies to, at that section; "26:", "25c:", "25b:", "25a:" and "24:"
+// name one revision (2026-07-28 … 2024-11-05); "schema Name" a schema
+// definition; "ext-tasks:" the tasks extension; "seps/N-…" a SEP.
 //
 // Grading conventions:
 //   - Level is the level of the newest revision the requirement applies to;
@@ -10,7 +15,8 @@ package catalog
 //   - Items that mix levels for sub-checks of one revision ("MUST / SHOULD")
 //     are graded MUST, and the Statement names the parts that are only SHOULD
 //     (or MAY); the checks grade those parts as warnings.
-//   - "derived" items are graded SHOULD unless the digest labels them
+//   - "derived" items (a consequence of normative text without a keyword
+//     sentence) are graded SHOULD unless their SpecLevel says
 //     "MUST (derived)" or "MUST NOT (derived)".
 
 // shouldIn grades the given revisions SHOULD (for LevelByRevision).
@@ -695,7 +701,7 @@ var requirements = []Requirement{
 		Level:     MUST,
 		SpecLevel: "MUST",
 		Revisions: revs(R20260728),
-		Source:    `26:basic/patterns/mrtr.mdx "Server Requirements"; schema InputRequiredResult doc`,
+		Source:    `26:basic/patterns/mrtr.mdx "Server Requirements (Basic Workflow)"; schema InputRequiredResult doc`,
 	},
 	{
 		ID:        "MRTR-003",
@@ -731,7 +737,7 @@ var requirements = []Requirement{
 		Level:     MUST,
 		SpecLevel: "MUST",
 		Revisions: revs(R20260728),
-		Source:    `26:basic/patterns/mrtr.mdx "Server Requirements" item 4`,
+		Source:    `26:basic/patterns/mrtr.mdx "Server Requirements (Basic Workflow)" item 4`,
 	},
 	{
 		ID:        "MRTR-007",
@@ -740,7 +746,7 @@ var requirements = []Requirement{
 		Level:     SHOULD,
 		SpecLevel: "SHOULD",
 		Revisions: revs(R20260728),
-		Source:    `26:basic/patterns/mrtr.mdx "Server Requirements" item 5`,
+		Source:    `26:basic/patterns/mrtr.mdx "Server Requirements (Basic Workflow)" item 5`,
 	},
 	{
 		ID:        "MRTR-008",

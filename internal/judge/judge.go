@@ -10,9 +10,9 @@
 //     which level (a rule that binds only the client makes the server's
 //     leniency a WARN at most);
 //   - the answer to tools/call with arguments that break the inputSchema
-//     (TOOL-012, SPEC-DIGEST §17.3);
+//     (TOOL-012, TOL-3);
 //   - an error with no id (or id null) answering input whose id could not
-//     be read is what JSON-RPC 2.0 prescribes, never a defect (§17.14).
+//     be read is what JSON-RPC 2.0 prescribes, never a defect (TOL-14).
 package judge
 
 import (
@@ -183,7 +183,7 @@ func AnswerCodes(f Fault) []int64 { return answerCodes[f] }
 // FaultAnswer judges the response resp to a message with fault f (for an
 // error addressed to no request, f is FaultUnparseable): the rule it
 // breaks and why, or ok when it is a fair answer. An error with no id or
-// id null is never judged here (§17.14: tolerated for input whose id could
+// id null is never judged here (TOL-14: tolerated for input whose id could
 // not be read).
 func FaultAnswer(f Fault, resp *jsonrpc.Message) (Rule, string, bool) {
 	if resp.HasResult {
@@ -225,7 +225,7 @@ type ArgsAnswer int
 // Kinds of answer to schema-violating arguments.
 const (
 	ArgsToolError      ArgsAnswer = iota // an isError result: the answer (TOOL-012)
-	ArgsInvalidParams                    // JSON-RPC -32602: tolerated with a warning (§17.3)
+	ArgsInvalidParams                    // JSON-RPC -32602: tolerated with a warning (TOL-3)
 	ArgsInputRequired                    // 2026-07-28 input_required: asks first, validation may follow
 	ArgsHeaderMismatch                   // 2026-07-28 -32020: a mirrored argument's header checked first
 	ArgsExecuted                         // a result without isError: executed on invalid input

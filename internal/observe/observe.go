@@ -1,4 +1,4 @@
-// Package observe judges the run-wide invariants (DESIGN.md §4a): the
+// Package observe judges the run-wide invariants : the
 // requirements of the form "never …" or "every message …" are judged by
 // observers that every frame of the whole run passes through, whichever
 // check provoked it, not only on the probe of the requirement's own check.
@@ -57,8 +57,7 @@ const (
 	maxValid = 64 << 10
 	// maxCancelled bounds the unsettled cancellations kept per connection.
 	maxCancelled = 64
-	// CancelGrace is the race window after a cancellation (SPEC-DIGEST
-	// §17.5), the same as CAN-003's own probe.
+	// CancelGrace is the race window after a cancellation (TOL-5), the same as CAN-003's own probe.
 	CancelGrace = 200 * time.Millisecond
 )
 
@@ -468,7 +467,7 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 	// A 2026-07-28 request: a supported modern protocolVersion and a
 	// clientCapabilities object. Without the capabilities its era is
 	// ambiguous on a dual-era server (it may be served as legacy traffic,
-	// SPEC-DIGEST §17.17): such answers are not judged by era.
+	// TOL-17): such answers are not judged by era.
 	if json.Unmarshal(params.Meta[metaProtocolVersion], &pv) == nil && pv != "" && !catalog.Revision(pv).IsLegacy() && catalog.Revision(pv).Known() &&
 		json.Unmarshal(params.Meta[metaClientCapabilities], &r.caps) == nil && r.caps != nil {
 		r.rev = catalog.Revision(pv)

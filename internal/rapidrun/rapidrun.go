@@ -1,5 +1,5 @@
 // Package rapidrun runs pgregory.net/rapid outside `go test` (from the
-// mcpconform binary: STYLE.md §7(b)): the fuzzer's campaigns, its libFuzzer
+// mcpconform binary): the fuzzer's campaigns, its libFuzzer
 // entry point and the suite's requestState property all go through Check.
 //
 // rapid reads its settings from global flags (rapid.checks, rapid.seed,

@@ -1,6 +1,6 @@
 // Package runner runs the Ginkgo specs in-process against one target and
 // returns the run's result model (internal/result); it writes no report:
-// its callers render the model with reports.Write (STYLE.md §7: RunSpecs
+// its callers render the model with reports.Write (RunSpecs
 // from a main binary).
 package runner
 

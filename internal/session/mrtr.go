@@ -27,7 +27,7 @@ const ResultTypeInputRequired = "input_required"
 var MRTRMethods = []string{"tools/call", "prompts/get", "resources/read"}
 
 // DefaultMaxRounds caps a round-trip when MRTROptions.MaxRounds is 0: the
-// spec sets no limit on rounds (SPEC-DIGEST §10.3 item 5, §17.19).
+// spec sets no limit on rounds (the mrtr page's server requirements).
 const DefaultMaxRounds = 8
 
 // AllClientCapabilities declares every capability an input request can

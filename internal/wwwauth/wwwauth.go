@@ -1,4 +1,4 @@
-// Package wwwauth parses WWW-Authenticate headers (RFC 9110 §11.6.1), for
+// Package wwwauth parses WWW-Authenticate headers (RFC 9110 section 11.6.1), for
 // the authorization checks' own probes and the run-wide observer alike, so
 // that both read a server's challenge the same way.
 package wwwauth
@@ -12,7 +12,7 @@ type Challenge struct {
 	Params map[string]string
 }
 
-// Parse parses WWW-Authenticate values (RFC 9110 §11.6.1):
+// Parse parses WWW-Authenticate values (RFC 9110 section 11.6.1):
 // challenges separated by commas, each a scheme and auth-params
 // name=token or name="quoted string". token68 forms are kept under "".
 func Parse(values []string) []Challenge {

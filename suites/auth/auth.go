@@ -24,7 +24,7 @@ import (
 // need tokens only the user can give: the main one (--bearer-env), a
 // weaker one (--weak-bearer-env), an expired one (--expired-bearer-env),
 // one for another audience (--foreign-bearer-env). Each negative request
-// differs from a valid one in its credential only (§17.1).
+// differs from a valid one in its credential only (TOL-1).
 
 var _ = c.Area("auth", func() {
 	c.It("AUTH-001", "a protected server publishes RFC 9728 protected resource metadata with resource and authorization_servers", func(t *c.T) {

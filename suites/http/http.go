@@ -408,7 +408,7 @@ var _ = c.Area("http", func() {
 		what := fmt.Sprintf("server/discover with MCP-Protocol-Version %s and _meta protocolVersion %s", other, catalog.Modern)
 		replyOf(t, what, resp, err)
 		if code, _ := resp.ErrorCode(); code == jsonrpc.CodeUnsupportedProtocol && resp.Status() == http.StatusBadRequest {
-			t.Warn("%s got -32022 (the header names a version the server does not support); the header/body mismatch should win with -32020 (§17.1)", what)
+			t.Warn("%s got -32022 (the header names a version the server does not support); the header/body mismatch should win with -32020 (TOL-1)", what)
 			return
 		}
 		expectHeaderMismatch(t, what, resp, err)
@@ -615,7 +615,7 @@ var _ = c.Area("http", func() {
 				t.Note("%s: error code %d, not %v (LIFE-008 and LIFE-010 judge the code)", what, code, codes)
 			}
 			if code == jsonrpc.CodeHeaderMismatch {
-				t.Warn("%s: answered -32020 (header mismatch) rather than -32602; the spec does not order the two checks (§17.1)", what)
+				t.Warn("%s: answered -32020 (header mismatch) rather than -32602; the spec does not order the two checks (TOL-1)", what)
 			}
 			t.ExpectStatus(what, resp, http.StatusBadRequest)
 			checkErrorID(t, what, resp)

@@ -101,7 +101,7 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 			len(silent), len(cases), strings.Join(silent, "; "))
 	}
 	if nullIDs > 0 {
-		t.Warn(`%d invalid-request error(s) carry "id": null; the MCP schema wants the id omitted (tolerated: §17.14)`, nullIDs)
+		t.Warn(`%d invalid-request error(s) carry "id": null; the MCP schema wants the id omitted (tolerated: TOL-14)`, nullIDs)
 	}
 	if len(crashes) > 0 {
 		if len(mustBroken) > 0 {

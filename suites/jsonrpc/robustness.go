@@ -259,7 +259,7 @@ var _ = c.Area("jsonrpc", func() {
 		case reply != nil && reply.Status >= 400 && reply.Status < 500:
 		case len(rs) == 1 && rs[0].msg.IsError() && (!rs[0].msg.HasID || rs[0].msg.ID.IsNull()):
 			if code, _ := rs[0].msg.ErrorCode(); code != jsonrpc.CodeInvalidRequest {
-				t.Warn("the batch was rejected with %d; JSON-RPC suggests -32600 (tolerated: §17.18)", code)
+				t.Warn("the batch was rejected with %d; JSON-RPC suggests -32600 (tolerated: TOL-18)", code)
 			}
 		case count[a.Key()] == 1 && count[b.Key()] == 1:
 			// one error per element
@@ -583,7 +583,7 @@ func (pc *parseCases) run(t *c.T, s *session.Session, m string, cases []parseCas
 				problem(c.Clip(got.Raw), "%s got the wrong error code %d", k.what, code)
 			}
 			if got.HasID && got.ID.IsNull() {
-				pc.warns = append(pc.warns, fmt.Sprintf(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: §17.14)`, k.what))
+				pc.warns = append(pc.warns, fmt.Sprintf(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: TOL-14)`, k.what))
 			}
 		}
 	}

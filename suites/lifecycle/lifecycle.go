@@ -46,7 +46,7 @@ var _ = c.Area("lifecycle", func() {
 			}
 			_ = json.Unmarshal(resp.Msg.Error.Data, &data)
 			if code == jsonrpc.CodeInvalidParams && len(data.Supported) > 0 && data.Requested == bogus {
-				t.Warn("the server rejected the unsupported version with -32602 and data.supported instead of counter-offering a version (tolerated: the spec's example shows this error, §17.2)")
+				t.Warn("the server rejected the unsupported version with -32602 and data.supported instead of counter-offering a version (tolerated: the spec's example shows this error, TOL-2)")
 				return
 			}
 			t.Violation("a result offering a supported protocolVersion (or -32602 with data.supported/requested)", resp.Describe(),
@@ -206,7 +206,7 @@ var _ = c.Area("lifecycle", func() {
 			return m
 		}
 		// noVersion: the request carries no usable protocolVersion, so on
-		// a server that speaks both eras its era is ambiguous (§17.17): the
+		// a server that speaks both eras its era is ambiguous (TOL-17): the
 		// spec serves statelessly only a request carrying modern
 		// per-request _meta, and without the version key it may be read as
 		// legacy traffic. There, any error is acceptable (-32602 is
@@ -235,13 +235,13 @@ var _ = c.Area("lifecycle", func() {
 			if tc.noVersion && t.Env.SupportsLegacy {
 				t.Check(resp.IsError(), "a JSON-RPC error", resp.Describe(), "%s was processed", what)
 				if code, _ := resp.ErrorCode(); code != jsonrpc.CodeInvalidParams {
-					t.Note("%s: a dual-era server answered %d, reading the request, which names no protocolVersion, as legacy traffic (ambiguous: §17.17)", what, code)
+					t.Note("%s: a dual-era server answered %d, reading the request, which names no protocolVersion, as legacy traffic (ambiguous: TOL-17)", what, code)
 				}
 				continue
 			}
 			code := t.ExpectErrorCode(what, resp, jsonrpc.CodeInvalidParams, jsonrpc.CodeHeaderMismatch)
 			if code == jsonrpc.CodeHeaderMismatch {
-				t.Warn("%s: answered -32020 (header mismatch) rather than -32602; the HTTP header and the malformed body disagree, and the spec does not order the two checks (§17.1)", what)
+				t.Warn("%s: answered -32020 (header mismatch) rather than -32602; the HTTP header and the malformed body disagree, and the spec does not order the two checks (TOL-1)", what)
 			}
 			t.ExpectStatus(what, resp, http.StatusBadRequest)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
-// Multi round-trip requests (2026-07-28, SEP-2322; SPEC-DIGEST §10): the
+// Multi round-trip requests (2026-07-28, SEP-2322, https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr): the
 // shape of input_required results, capability gating per request, the
 // retry workflow, error handling of inputResponses, and requestState as
 // attacker input. The targets are the prompts/get, resources/read and

@@ -14,11 +14,11 @@ import (
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
-// requestState as attacker input (SPEC-DIGEST §10.3 item 4): a rapid
+// requestState as attacker input (MRTR-007: the mrtr page's server requirements): a rapid
 // property mutates a real requestState (bit flips, character changes,
 // truncation, extension, oversize) and replays it with the correct
 // answers; every altered state must get a JSON-RPC error. rapid runs from
-// inside the check through a small testing.TB adapter (STYLE.md §7(b)) and
+// inside the check through a small testing.TB adapter and
 // shrinks a failure to a minimal mutation, which the verdict quotes.
 
 const (

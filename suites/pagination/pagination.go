@@ -322,7 +322,7 @@ func (fs *findings) report(t *c.T) {
 		t.Violation(f.expected, f.actual, "%s", f.message)
 	}
 	for _, m := range fs.methods {
-		t.Warn("%s ignored the cursor (%s) and served the first page instead of -32602 (tolerated: §17.13)", m, strings.Join(fs.ignored[m], "; "))
+		t.Warn("%s ignored the cursor (%s) and served the first page instead of -32602 (tolerated: TOL-13)", m, strings.Join(fs.ignored[m], "; "))
 	}
 }
 

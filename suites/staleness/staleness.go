@@ -275,7 +275,7 @@ var _ = c.Area("staleness", func() {
 			switch {
 			case resp.IsError():
 				if code, _ := resp.ErrorCode(); code == jsonrpc.CodeInvalidParams {
-					t.Warn("%s got -32602; tools report input validation errors as isError results (SEP-1303, §17.3)", what)
+					t.Warn("%s got -32602; tools report input validation errors as isError results (SEP-1303, TOL-3)", what)
 				} else {
 					t.Note("%s was rejected with a JSON-RPC error: %s", what, resp.Describe())
 				}

@@ -102,7 +102,7 @@ func std004(t *c.T) {
 	id := func(i int) jsonrpc.ID { return jsonrpc.StringID(fmt.Sprintf("mcpconform-framing-%d-%d", n, i)) }
 	// framing: the harness's own framing choice (CRLF, blank lines), which
 	// the spec neither requires a server to accept nor forbids it to
-	// answer (SPEC-DIGEST §14.1; a client MUST NOT write non-messages):
+	// answer (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio: a client MUST NOT write non-messages):
 	// extra answers to the blank lines are acceptable, the request's own
 	// response is awaited, and a request not served is at most a WARN.
 	cases := []struct {
@@ -154,11 +154,11 @@ func std004(t *c.T) {
 			resp, err := s.CallRaw(t.Ctx, k.id, payload, &wire.SendOptions{Raw: true}, 0)
 			switch {
 			case err != nil && errors.Is(err, wire.ErrClosed):
-				t.Warn("a request with %s ended the server process (%v); the spec requires nothing of this framing (§14.1), but clients do send it", k.what, err)
+				t.Warn("a request with %s ended the server process (%v); the stdio transport requires nothing of this framing, but clients do send it", k.what, err)
 			case err != nil:
-				t.Warn("a request with %s got no response the harness could match (%v); the spec requires nothing of this framing (§14.1), but clients do send it", k.what, err)
+				t.Warn("a request with %s got no response the harness could match (%v); the stdio transport requires nothing of this framing, but clients do send it", k.what, err)
 			case !resp.IsResult():
-				t.Warn("a request with %s was not served: %s; the spec requires nothing of this framing (§14.1), but clients do send it", k.what, c.Clip(resp.Msg.Raw))
+				t.Warn("a request with %s was not served: %s; the stdio transport requires nothing of this framing, but clients do send it", k.what, c.Clip(resp.Msg.Raw))
 			}
 			// answers to the blank lines after the request come after its
 			// response: let them arrive before the next case's mark, or

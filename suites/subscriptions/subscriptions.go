@@ -208,7 +208,7 @@ var _ = c.Area("subscriptions", func() {
 			if t.HTTP() && st.Reply != nil {
 				select {
 				case <-st.Reply.Done:
-					t.Note("the server closed the listen stream without a final result (accepted on HTTP, §17.4)")
+					t.Note("the server closed the listen stream without a final result (accepted on HTTP, TOL-4)")
 					return
 				default:
 				}
@@ -219,7 +219,7 @@ var _ = c.Area("subscriptions", func() {
 			if t.HTTP() {
 				t.Note("the server ended the subscription with notifications/cancelled on HTTP, where closing the stream is the signal")
 			}
-			return // stdio: notifications/cancelled for the listen id is accepted (§17.4)
+			return // stdio: notifications/cancelled for the listen id is accepted (TOL-4)
 		}
 		want := fmt.Sprintf(`a result {"resultType":"complete","_meta":{%q:%s}}`, c.MetaSubscriptionID, st.ID)
 		// (a message with both members is RPC-003's business)

@@ -175,7 +175,7 @@ var _ = c.Area("tasks", func() {
 			switch {
 			case isErr && code == jsonrpc.CodeMethodNotFound:
 			case isErr && code == jsonrpc.CodeInvalidRequest:
-				t.Warn("%s without task got -32600; the text says -32601 and also allows -32600 (SPEC-DIGEST §17.6)", required.name)
+				t.Warn("%s without task got -32600; the text says -32601 and also allows -32600 (TOL-6)", required.name)
 			default:
 				t.Violation("-32601 (a required task-augmented tool called without task)", resp.Describe(), "%s (taskSupport required) was called without task and not refused with -32601", required.name)
 			}

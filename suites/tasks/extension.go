@@ -199,7 +199,7 @@ var _ = c.Area("tasks", func() {
 			switch rt := c.ResultType(get); rt {
 			case "complete":
 			case "task":
-				t.Warn(`tasks/get answered resultType "task"; the text says "complete" (the extension's own examples show "task", SPEC-DIGEST §17.7)`)
+				t.Warn(`tasks/get answered resultType "task"; the text says "complete" (the extension's own examples show "task", TOL-7)`)
 			default:
 				t.Violation(`resultType "complete"`, c.OrAbsent(get["resultType"]), "a tasks/get result has the wrong resultType")
 			}

@@ -100,7 +100,7 @@ func errorChecks() {
 			}
 			code, _ := resp.ErrorCode()
 			if code == jsonrpc.CodeHeaderMismatch && k.nameCase && t.Modern() && t.HTTP() {
-				t.Note("tools/call with %s got -32020: without a string name there is no Mcp-Name header to send, and the spec does not order the two validations (§17.1)", k.what)
+				t.Note("tools/call with %s got -32020: without a string name there is no Mcp-Name header to send, and the spec does not order the two validations (TOL-1)", k.what)
 				continue
 			}
 			t.ExpectErrorCode("tools/call with "+k.what, resp, jsonrpc.CodeInvalidParams)
@@ -151,7 +151,7 @@ func errorChecks() {
 				// Classified by the rules the fuzzer shares (internal/judge).
 				switch judge.BadArguments(t.Modern(), resp.Msg) {
 				case judge.ArgsInvalidParams:
-					t.Warn("%s got JSON-RPC error -32602 instead of an isError result the model can read (tolerated: the 2026 schema's example shows -32602, §17.3)", what)
+					t.Warn("%s got JSON-RPC error -32602 instead of an isError result the model can read (tolerated: the 2026 schema's example shows -32602, TOL-3)", what)
 				case judge.ArgsWrongError, judge.ArgsNoCode, judge.ArgsHeaderMismatch:
 					code, _ := resp.ErrorCode()
 					bad.add("%s got JSON-RPC error %d: %s", what, code, c.Clip(resp.Msg.Raw))

@@ -43,7 +43,7 @@ const (
 	// gives an HTTP server, which gets the cancellation on another
 	// connection, time to have received the request).
 	cancelAfter = 100 * time.Millisecond
-	// cancelGrace is the race window after a cancellation (§17.5).
+	// cancelGrace is the race window after a cancellation (TOL-5).
 	cancelGrace = 200 * time.Millisecond
 	// cancelWatch is how long a cancelled call is watched.
 	cancelWatch = 700 * time.Millisecond
