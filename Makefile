@@ -97,11 +97,16 @@ lint:
 	$(GO) vet -tags slow ./fuzz/ ./reports/ ./fixtures/killmatrix/
 	@$(GO) run ./cmd/mcpconform list --all | diff -u suites/checks.txt - \
 		|| { echo "suites/checks.txt differs from 'mcpconform list --all': run make checks-list and commit it"; exit 1; }
+	@$(GO) run ./cmd/mcpconform list --markdown | diff -u docs/requirements.md - \
+		|| { echo "docs/requirements.md differs from 'mcpconform list --markdown': run make checks-list and commit it"; exit 1; }
 
-# suites/checks.txt: every requirement, where its check is registered and the
-# kill-matrix mutants that kill it (generated; make lint diffs it).
+# suites/checks.txt: every requirement, its links, where its check is
+# registered and the kill-matrix mutants that kill it; docs/requirements.md:
+# the published catalog (requirements with their statements and links, and
+# the tolerances). Both generated; make lint diffs them.
 checks-list:
 	$(GO) run ./cmd/mcpconform list --all > suites/checks.txt
+	$(GO) run ./cmd/mcpconform list --markdown > docs/requirements.md
 
 clean:
 	rm -rf bin $(REPORTS)

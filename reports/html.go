@@ -149,7 +149,7 @@ type htmlCheck struct {
 	Anchor                 string
 	Open                   bool
 	Why                    string
-	Source                 string
+	Links                  []string
 	Duration, DurationLong string
 	Expected, Actual       htmlCode
 	Notes                  []htmlNote
@@ -343,10 +343,22 @@ func htmlSeverity(v Verdict) int {
 	return 3
 }
 
+// safeLinks keeps the https links (the page links only to the
+// specification; a report.json edited by hand cannot add other schemes).
+func safeLinks(ls []string) []string {
+	var out []string
+	for _, l := range ls {
+		if safeURL(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 func buildHTMLCheck(res *Result, anchor string, tx htmlTxRef) htmlCheck {
 	cv := htmlCheck{
 		R: res, Anchor: anchor, Open: res.Verdict.Problem(), Tx: tx,
-		Source:       strings.ReplaceAll(res.Source, "<rev>", res.Revision),
+		Links:        safeLinks(res.Links),
 		Duration:     htmlMs(res.DurationMs),
 		DurationLong: "took " + htmlMs(res.DurationMs),
 		Expected:     codeOf(res.Expected),

@@ -190,7 +190,15 @@ func failureText(r *Result) string {
 
 func systemOut(r *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s (%s, %s)\n%s\nsource: %s\n", r.Verdict, r.Requirement, r.Title, r.Revision, r.Transport, r.Statement, r.Source)
+	fmt.Fprintf(&b, "%s %s %s (%s, %s)\n%s\n", r.Verdict, r.Requirement, r.Title, r.Revision, r.Transport, r.Statement)
+	if len(r.Links) > 0 {
+		fmt.Fprintf(&b, "spec: %s\n", strings.Join(r.Links, " "))
+	} else if r.Source != "" {
+		fmt.Fprintf(&b, "spec: %s\n", r.Source)
+	}
+	for _, t := range r.Tolerances {
+		fmt.Fprintf(&b, "tolerance %s (%s): %s\n", t.ID, t.Title, strings.Join(t.Links, " "))
+	}
 	if r.Verdict != result.PASS {
 		b.WriteString(failureText(r))
 		b.WriteString("\n")

@@ -139,12 +139,12 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 	problems := append(append(open, warns...), known...)
 	if len(problems) > 0 {
 		b.WriteString("\n### Failures and warnings\n\n")
-		b.WriteString("| verdict | id | level | revision | transport | message |\n| --- | --- | --- | --- | --- | --- |\n")
+		b.WriteString("| verdict | id | level | revision | transport | message | spec |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 		shown := 0
 		for _, res := range problems {
-			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", verdictCell(res, s.Strict),
+			row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", verdictCell(res, s.Strict),
 				mdText(res.Requirement, 40), mdText(res.Level, 10), mdText(res.Revision, 20), mdText(res.Transport, 10),
-				mdText(res.Message, markdownMessageRunes))
+				mdText(res.Message, markdownMessageRunes), mdSpecLinks(res))
 			if shown >= MarkdownMaxRows || b.Len()+len(row) > markdownTableBudget {
 				break
 			}
@@ -194,6 +194,30 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 	}
 	_, err := w.Write(out)
 	return err
+}
+
+// mdSpecLinks links the sentences a verdict rests on: the requirement's
+// first link and the tolerances it invokes. Only https URLs of the catalog
+// are linked (a report.json edited by hand cannot inject Markdown).
+func mdSpecLinks(res Result) string {
+	var parts []string
+	if len(res.Links) > 0 && safeURL(res.Links[0]) {
+		parts = append(parts, mdLink("spec", res.Links[0]))
+	}
+	for _, t := range res.Tolerances {
+		if len(t.Links) > 0 && safeURL(t.Links[0]) {
+			parts = append(parts, mdLink(mdText(t.ID, 12), t.Links[0]))
+		} else {
+			parts = append(parts, mdText(t.ID, 12))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// safeURL reports whether u is an https URL without characters that could
+// end a Markdown link or an HTML attribute.
+func safeURL(u string) bool {
+	return strings.HasPrefix(u, "https://") && !strings.ContainsAny(u, " \t\n\r()[]<>\"'`|\\")
 }
 
 func plural(n int, one, many string) string {

@@ -77,12 +77,12 @@ func TestMarkdownEscapesHostileText(t *testing.T) {
 			t.Errorf("summary contains %q:\n%s", bad, md)
 		}
 	}
-	// Every failure row has exactly the 6 columns of the header.
+	// Every failure row has exactly the 7 columns of the header.
 	rows := 0
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| ") && strings.Contains(line, "LIFE-0") {
 			rows++
-			if n := len(mdCells(line)); n != 8 { // leading and trailing empty pieces
+			if n := len(mdCells(line)); n != 9 { // leading and trailing empty pieces
 				t.Errorf("row has %d cells: %s", n-2, line)
 			}
 		}
@@ -135,8 +135,10 @@ func TestMarkdownStructure(t *testing.T) {
 		Revisions: []string{"2025-11-25"},
 		Results: []Result{
 			{Requirement: "LIFE-001", Level: "MUST", Verdict: "PASS", Revision: "2025-11-25", Transport: "stdio", Area: "lifecycle"},
-			{Requirement: "LIFE-002", Level: "MUST", Verdict: "FAIL", Revision: "2025-11-25", Transport: "stdio", Area: "lifecycle", Message: "echoed 1900-01-01"},
-			{Requirement: "LIFE-004", Level: "SHOULD", Verdict: "WARN", Revision: "2025-11-25", Transport: "stdio", Area: "lifecycle", Message: "early notification"},
+			{Requirement: "LIFE-002", Level: "MUST", Verdict: "FAIL", Revision: "2025-11-25", Transport: "stdio", Area: "lifecycle", Message: "echoed 1900-01-01",
+				Links: []string{"https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation"}},
+			{Requirement: "LIFE-004", Level: "SHOULD", Verdict: "WARN", Revision: "2025-11-25", Transport: "stdio", Area: "lifecycle", Message: "early notification (tolerated: TOL-2)",
+				Tolerances: []result.ToleranceRef{{ID: "TOL-2", Links: []string{"https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation"}}}},
 			{Requirement: "LIFE-010", Level: "MUST", Verdict: "FAIL", Revision: "2025-11-25", Transport: "stdio", Area: "lifecycle", Message: "plain-text 400"},
 			{Requirement: "LIFE-011", Level: "MUST", Verdict: "PASS", Revision: "2025-11-25", Transport: "stdio", Area: "lifecycle"},
 			{Requirement: "RPC-001", Level: "MUST", Verdict: "ERROR", Revision: "2025-11-25", Transport: "stdio", Area: "jsonrpc", Message: "could not open a session"},
@@ -172,12 +174,12 @@ func TestMarkdownStructure(t *testing.T) {
 		"",
 		"### Failures and warnings",
 		"",
-		"| verdict | id | level | revision | transport | message |",
-		"| --- | --- | --- | --- | --- | --- |",
-		"| ❌ FAIL | LIFE-002 | MUST | 2025-11-25 | stdio | echoed 1900-01-01 |",
-		"| 💥 ERROR | RPC-001 | MUST | 2025-11-25 | stdio | could not open a session |",
-		"| ⚠️ WARN (warning) | LIFE-004 | SHOULD | 2025-11-25 | stdio | early notification |",
-		"| ☑️ FAIL (baselined) | LIFE-010 | MUST | 2025-11-25 | stdio | plain-text 400 |",
+		"| verdict | id | level | revision | transport | message | spec |",
+		"| --- | --- | --- | --- | --- | --- | --- |",
+		"| ❌ FAIL | LIFE-002 | MUST | 2025-11-25 | stdio | echoed 1900-01-01 | [spec](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation) |",
+		"| 💥 ERROR | RPC-001 | MUST | 2025-11-25 | stdio | could not open a session |  |",
+		"| ⚠️ WARN (warning) | LIFE-004 | SHOULD | 2025-11-25 | stdio | early notification \\(tolerated: TOL-2\\) | [TOL-2](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation) |",
+		"| ☑️ FAIL (baselined) | LIFE-010 | MUST | 2025-11-25 | stdio | plain-text 400 |  |",
 		"",
 		"### Baseline",
 		"",
@@ -238,7 +240,7 @@ func TestMarkdownCaps(t *testing.T) {
 		t.Errorf("missing the overflow lines:\n%s", md[len(md)-2000:])
 	}
 	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(line, "| ❌ FAIL") && !strings.HasSuffix(line, "… |") {
+		if strings.HasPrefix(line, "| ❌ FAIL") && !strings.HasSuffix(line, "… |  |") {
 			t.Errorf("message not cut: %.200s", line)
 			break
 		}

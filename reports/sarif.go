@@ -66,6 +66,7 @@ type sarifRule struct {
 	ShortDescription     sarifText      `json:"shortDescription"`
 	FullDescription      *sarifText     `json:"fullDescription,omitempty"`
 	Help                 *sarifText     `json:"help,omitempty"`
+	HelpURI              string         `json:"helpUri,omitempty"`
 	DefaultConfiguration sarifRuleConf  `json:"defaultConfiguration"`
 	Properties           map[string]any `json:"properties,omitempty"`
 }
@@ -214,7 +215,11 @@ func sarifRuleOf(res Result) sarifRule {
 	if req, ok := catalog.Get(res.Requirement); ok {
 		rule.ShortDescription.Text = req.Title
 		rule.FullDescription = &sarifText{Text: req.Statement}
-		rule.Help = &sarifText{Text: req.Statement + "\nlevel: " + req.SpecLevel + "\nsource: " + req.Source}
+		links := req.Links(catalog.Revision(res.Revision))
+		rule.Help = &sarifText{Text: req.Statement + "\nlevel: " + req.SpecLevel + "\nspec: " + strings.Join(links, " ")}
+		if len(links) > 0 {
+			rule.HelpURI = links[0]
+		}
 		if req.Level != catalog.MUST {
 			rule.DefaultConfiguration.Level = "warning"
 		}

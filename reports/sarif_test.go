@@ -108,6 +108,11 @@ func TestSARIFValidates(t *testing.T) {
 	if len(run.Tool.Driver.Rules) != 3 {
 		t.Errorf("want 3 rules (LIFE-002, LIFE-004, RPC-001), got %d", len(run.Tool.Driver.Rules))
 	}
+	for _, rule := range run.Tool.Driver.Rules {
+		if rule.HelpURI == nil || !strings.HasPrefix(*rule.HelpURI, "https://") {
+			t.Errorf("rule %s has no https helpUri", *rule.ID)
+		}
+	}
 	want := []struct{ rule, level string }{{"LIFE-002", "error"}, {"LIFE-004", "warning"}, {"RPC-001", "error"}, {"LIFE-002", "error"}}
 	if len(run.Results) != len(want) {
 		t.Fatalf("want %d results, got %d", len(want), len(run.Results))

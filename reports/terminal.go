@@ -46,6 +46,9 @@ func Terminal(w io.Writer, r *Report, files []string) {
 			for _, n := range p.Notes {
 				fmt.Fprintf(w, "      %s\n", oneLine(n, 300))
 			}
+			if l := specLine(p); l != "" {
+				fmt.Fprintf(w, "      %s\n", l)
+			}
 		}
 	}
 	fmt.Fprintf(w, "\nby area:\n")
@@ -81,6 +84,25 @@ func Terminal(w io.Writer, r *Report, files []string) {
 	if len(files) > 0 {
 		fmt.Fprintf(w, "reports: %s\n", strings.Join(files, ", "))
 	}
+}
+
+// specLine is the line that sends a reader of a verdict to the sentences it
+// rests on: the requirement's first link, then the tolerances it invokes.
+func specLine(r Result) string {
+	var parts []string
+	if len(r.Links) > 0 {
+		parts = append(parts, "spec: "+r.Links[0])
+	} else if r.Source != "" {
+		parts = append(parts, "spec: "+r.Source)
+	}
+	for _, t := range r.Tolerances {
+		s := "tolerance " + t.ID
+		if len(t.Links) > 0 {
+			s += " " + t.Links[0]
+		}
+		parts = append(parts, s)
+	}
+	return oneLine(strings.Join(parts, " · "), 400)
 }
 
 // PolicyLine says which call policy the run used and how many checks were

@@ -41,7 +41,8 @@ func fuzzReport(transport, describe, pol string, res *fuzz.Result, started time.
 		}
 		r := &result.Result{Requirement: id, Title: "fuzzer harness", Area: "fuzz", Level: "MUST", Verdict: result.PASS, Transport: transport, Revision: string(rev)}
 		if req, ok := catalog.Get(id); ok {
-			r.Title, r.Area, r.Level, r.Statement, r.Source = req.Title, req.Area(), string(req.LevelFor(rev)), req.Statement, req.Source
+			r.Describe(req)
+			r.Level = string(req.LevelFor(rev))
 		}
 		byReq[id] = r
 		return r
@@ -100,6 +101,7 @@ func fuzzReport(transport, describe, pol string, res *fuzz.Result, started time.
 		rep.Results = append(rep.Results, *r)
 	}
 	sort.Slice(rep.Results, func(i, j int) bool { return catalog.Less(rep.Results[i].Requirement, rep.Results[j].Requirement) })
+	result.CiteTolerances(rep.Results)
 	rep.Summary = result.Summarize(rep.Results, strict)
 	return rep
 }

@@ -80,7 +80,10 @@ usage:
                                                 or a matrix page of several runs
   mcpconform baseline write [--report-dir DIR] [-o FILE]
                                                 known failures of a run, for --baseline
-  mcpconform list                               print the requirement catalog
+  mcpconform list [--all|--tolerances|--markdown]
+                                                print the requirement catalog (with links
+                                                to the specification), or the tolerated
+                                                ambiguities
   mcpconform fixture NAME [--http ADDR] [--mutant NAME]
                                                 serve a built-in fixture server
   mcpconform version
@@ -450,11 +453,23 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	all := fs.Bool("all", false, "also list catalog requirements that have no check yet")
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
+	tols := fs.Bool("tolerances", false, "list the ambiguities of the specification mcpconform tolerates, with the verdict of each reading and the links")
+	md := fs.Bool("markdown", false, "print the whole catalog as Markdown (docs/requirements.md is this output)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if err == nil {
+			err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		}
+		fmt.Fprintf(stderr, "mcpconform list: %v (flags: --all, --tolerances, --markdown)\n", err)
 		return exitUsage
 	}
-	writeList(stdout, *all)
+	switch {
+	case *md:
+		writeCatalogMarkdown(stdout)
+	case *tols:
+		writeTolerances(stdout)
+	default:
+		writeList(stdout, *all)
+	}
 	return exitOK
 }
 
@@ -487,6 +502,7 @@ func writeList(w io.Writer, all bool) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s  %s  %s  %s  %s\n", r.ID, r.SpecLevel, r.RevisionsString(), strings.Join(r.TransportNames(), ","), r.Title)
+		fmt.Fprintf(w, "    spec: %s\n", strings.Join(r.Links(""), " "))
 		if !checked[r.ID] {
 			fmt.Fprintln(w, "    no check yet")
 			continue

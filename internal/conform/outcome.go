@@ -23,7 +23,7 @@ func (o *Outcome) Result() result.Result {
 		Transcript: result.TranscriptOf(o.Frames),
 	}
 	if r, ok := catalog.Get(o.Requirement); ok {
-		res.Title, res.Area, res.Statement, res.Source = r.Title, r.Area(), r.Statement, r.Source
+		res.Describe(r)
 	}
 	return res
 }

@@ -14,7 +14,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.3"
+const SchemaVersion = "1.4"
 
 // Report is the content of report.json.
 type Report struct {
@@ -118,7 +118,15 @@ type Result struct {
 	Actual      string     `json:"actual,omitempty"`
 	Notes       []string   `json:"notes,omitempty"`
 	Statement   string     `json:"statement,omitempty"`
-	Source      string     `json:"source,omitempty"`
+	// Source is the first of Links (since 1.4 a URL; before, a path in the
+	// catalog's shorthand).
+	Source string `json:"source,omitempty"`
+	// Links are the https URLs of the sentences the requirement rests on,
+	// as they read in the result's revision. Since 1.4.
+	Links []string `json:"links,omitempty"`
+	// Tolerances are the catalog's tolerated ambiguities the verdict
+	// invokes (its message or notes cite their ids). Since 1.4.
+	Tolerances []ToleranceRef `json:"tolerances,omitempty"`
 	DurationMs  float64    `json:"durationMs"`
 	Transcript  []Exchange `json:"transcript,omitempty"`
 	// Baselined is set on a failing result a baseline entry covers (it no
@@ -129,6 +137,38 @@ type Result struct {
 	// steps it took and where it stopped: Ginkgo's timeline), for
 	// junit.xml's system-err; not part of report.json.
 	Log string `json:"-"`
+}
+
+// ToleranceRef is a tolerance of the catalog a verdict invokes.
+type ToleranceRef struct {
+	ID    string   `json:"id"`
+	Title string   `json:"title"`
+	Links []string `json:"links,omitempty"`
+}
+
+// Describe fills the result's catalog text from its requirement: title,
+// area, statement and the links of the sentences it rests on, as they
+// read in the result's revision.
+func (r *Result) Describe(req catalog.Requirement) {
+	r.Title, r.Area, r.Statement = req.Title, req.Area(), req.Statement
+	r.Links = req.Links(catalog.Revision(r.Revision))
+	r.Source = ""
+	if len(r.Links) > 0 {
+		r.Source = r.Links[0]
+	}
+}
+
+// CiteTolerances fills each result's Tolerances with the catalog's
+// tolerances its message and notes cite (TOL-N), once every verdict is
+// final.
+func CiteTolerances(results []Result) {
+	for i := range results {
+		r := &results[i]
+		r.Tolerances = nil
+		for _, t := range catalog.TolerancesIn(append([]string{r.Message}, r.Notes...)...) {
+			r.Tolerances = append(r.Tolerances, ToleranceRef{ID: t.ID, Title: t.Title, Links: t.Links()})
+		}
+	}
 }
 
 // FailsRun reports whether the result fails the run: its verdict fails

@@ -294,6 +294,7 @@ func Run(cfg Config) (*Outcome, error) {
 		// requirement's own check ran).
 		conform.ApplyFaults(rep.Results, tg.Faults(), tg.Recorder.Redactor())
 		observe.Apply(rep.Results, obs.Violations(), rep.Revisions)
+		result.CiteTolerances(rep.Results)
 		result.SortResults(rep.Results)
 		rep.Summary = result.Summarize(rep.Results, cfg.Strict)
 		if cfg.Baseline != nil {
