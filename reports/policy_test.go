@@ -32,14 +32,14 @@ func policyRun(policyNA, others int) *Report {
 }
 
 func TestSummaryCountsPolicyNA(t *testing.T) {
-	r := policyRun(3, 10)
+	r := policyRun(3, 20)
 	if r.Summary.PolicyNA != 3 || r.Summary.Counts["NA"] != 4 || r.Summary.Hollow {
 		t.Fatalf("summary %+v", r.Summary)
 	}
 	// A hollow run says how much of the hollowness the policy caused.
 	h := policyRun(6, 1)
-	if !h.Summary.Hollow || !strings.Contains(h.Summary.HollowReason, "most checks could not run") ||
-		!strings.Contains(h.Summary.HollowReason, "6 of them because the call policy") {
+	if !h.Summary.Hollow || !strings.Contains(h.Summary.HollowReason, "could not judge much of what the server declares") ||
+		!strings.Contains(h.Summary.HollowReason, "6 check(s) NA because the call policy") || !strings.Contains(h.Summary.HollowReason, "against 2 that judged it") {
 		t.Fatalf("hollow %+v", h.Summary)
 	}
 	if h := result.Summarize([]Result{{Verdict: "NA", Message: "revision not supported"}}, false); !h.Hollow || strings.Contains(h.HollowReason, "call policy") {

@@ -144,8 +144,17 @@ func TestSummaryLeavesOutOtherRevisions(t *testing.T) {
 	if s.Hollow || s.Total != 3 || s.OtherRevision != 10 || s.Counts["NA"] != 1 || s.ByArea["lifecycle"]["NA"] != 0 {
 		t.Fatalf("summary %+v", s)
 	}
-	if s := result.Summarize(append(rs, Result{Verdict: "NA", Message: "no tools"}, Result{Verdict: "NA", Message: "no prompts"}), false); !s.Hollow {
-		t.Fatalf("3 of 5 applicable checks NA: want hollow, got %+v", s)
+	// A check that is NA because the server does not declare what it
+	// needs did not fail to judge: the run is not hollow for it.
+	if s := result.Summarize(append(rs, Result{Verdict: "NA", Message: "no tools"}, Result{Verdict: "NA", Message: "no prompts"}), false); s.Hollow {
+		t.Fatalf("3 of 5 checks NA for undeclared capabilities: want not hollow, got %+v", s)
+	}
+	// ERRORs and an era the detection could not reach are checks that
+	// could not judge.
+	unreached := Result{Requirement: "LIFE-006", Verdict: "NA", Message: result.OtherRevisionPrefix + "2026-07-28; this run covers 2025-11-25 (2026-07-28: no answer to server/discover)"}
+	if s := result.Summarize(append(rs, unreached, Result{Verdict: "ERROR", Message: "could not open a session"}), false); !s.Hollow ||
+		!strings.Contains(s.HollowReason, "1 check(s) ERROR") || !strings.Contains(s.HollowReason, "1 check(s) of a revision the era detection could not reach") {
+		t.Fatalf("ERROR and an unreached era: want hollow, got %+v", s)
 	}
 }
 

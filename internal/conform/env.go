@@ -7,11 +7,13 @@ package conform
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
+	"github.com/mcpconform/mcpconform/internal/observe"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -65,6 +67,50 @@ type Env struct {
 	closing sync.WaitGroup
 	// memos holds the work checks share (Memo).
 	memos memoTable
+	// liveness holds the crashes the checks saw (T.Crashed), the first
+	// per revision and transport, for LivenessID's run-wide verdict.
+	liveness []observe.Violation
+}
+
+// LivenessID is the liveness requirement: input the server may reject
+// never ends the process, closes the connection or silences the server
+// (JSON-RPC 2.0: the Server MUST reply).
+const LivenessID = "RPC-014"
+
+// livenessFrames is how many of a crashing check's last frames its
+// liveness finding keeps: the input that killed the server and the probe
+// that went unanswered.
+const livenessFrames = 16
+
+// recordLiveness records that the server stopped answering during t.
+func (e *Env) recordLiveness(t *T, msg string) {
+	var frames []wire.Frame
+	if e.lanes != nil {
+		frames = e.Recorder().ClippedWhere(t.startSeq, livenessFrames, transcriptRawMax, t.mine)
+	} else {
+		frames = e.Recorder().Clipped(t.startSeq, livenessFrames, transcriptRawMax)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range e.liveness {
+		if v := &e.liveness[i]; v.Revision == t.Rev && v.Transport == t.Transport {
+			v.Count++
+			return
+		}
+	}
+	e.liveness = append(e.liveness, observe.Violation{
+		Requirement: LivenessID, Revision: t.Rev, Transport: t.Transport,
+		Check:   fmt.Sprintf("%s [%s] (%s)", t.Req.ID, t.Rev, t.Req.Title),
+		Message: e.Recorder().Redactor().String(msg), Frames: frames, Count: 1,
+	})
+}
+
+// Liveness returns the crashes the checks saw (see T.Crashed), as
+// run-wide violations of LivenessID for observe.Apply.
+func (e *Env) Liveness() []observe.Violation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.liveness)
 }
 
 // CloseLater closes s in the background: a server that keeps its process

@@ -80,13 +80,48 @@ func (t *T) violation(expected, actual, message string) {
 	panic(stopSignal{})
 }
 
-// Crashed ends the check with FAIL whatever the requirement's level: the
-// server stopped answering (exited, closed the connection, went silent)
-// after the input the check sent. Robustness is never optional.
+// Crashed ends the check: the server stopped answering (exited, closed
+// the connection, went silent) after the input the check sent. The check
+// is graded by its own requirement's level (a SHOULD check WARNs: the
+// server did not do what it should have); the crash itself breaks the
+// liveness requirement (LivenessID, a MUST judged over the whole run),
+// which gets a FAIL naming this check, with the exchange that killed the
+// server. Robustness is never optional, and a FAIL always cites a MUST.
 func (t *T) Crashed(expected, actual, format string, args ...any) {
-	t.out.Verdict = Verdict(judge.Grade(t.out.Level, true))
-	t.out.Message, t.out.Expected, t.out.Actual = fmt.Sprintf(format, args...), expected, actual
+	t.CrashedAt(t.out.Level, expected, actual, format, args...)
+}
+
+// CrashedAt is Crashed for a crash after a sub-case of the requirement that
+// binds the server only at level (e.g. RPC-006's envelope rules, which bind
+// the sender: a server's failure to answer them is a SHOULD at most).
+func (t *T) CrashedAt(level catalog.Level, expected, actual, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	t.RecordCrash("%s", msg)
+	t.out.Verdict = Verdict(judge.Grade(level, false))
+	t.out.Message, t.out.Expected, t.out.Actual = msg, expected, actual
 	panic(stopSignal{})
+}
+
+// RecordCrash records, without ending the check, that the server stopped
+// answering after the check's input: the liveness requirement's run-wide
+// FAIL, naming this check.
+func (t *T) RecordCrash(format string, args ...any) {
+	if t.Req.ID != LivenessID {
+		t.Env.recordLiveness(t, fmt.Sprintf(format, args...))
+	}
+}
+
+// NoAnswer ends the check when a request got no answer within the
+// timeout: if the server still answers the era's probe request, it is
+// alive and the silence is a violation of the check's own requirement;
+// if not, it stopped answering (Crashed).
+func (t *T) NoAnswer(s *session.Session, expected, format string, args ...any) {
+	what := fmt.Sprintf(format, args...)
+	m, p := t.Probe()
+	if resp, err := s.Call(t.Ctx, m, p, nil); err == nil && resp.Msg != nil {
+		t.violation(expected, "silence, while the server answered a "+m+" sent after it", what)
+	}
+	t.Crashed(expected, "silence, and no answer to a "+m+" sent after it", "%s, and the server stopped answering", what)
 }
 
 // ExpectAlive sends the probe request (ping / server/discover) on s and

@@ -106,18 +106,18 @@ type Era struct {
 
 // Result is one check: one requirement under one revision and transport.
 type Result struct {
-	Requirement string     `json:"requirement"`
-	Title       string     `json:"title"`
-	Area        string     `json:"area"`
-	Level       string     `json:"level"`
-	Verdict     Verdict    `json:"verdict"`
-	Transport   string     `json:"transport"`
-	Revision    string     `json:"revision"`
-	Message     string     `json:"message,omitempty"`
-	Expected    string     `json:"expected,omitempty"`
-	Actual      string     `json:"actual,omitempty"`
-	Notes       []string   `json:"notes,omitempty"`
-	Statement   string     `json:"statement,omitempty"`
+	Requirement string   `json:"requirement"`
+	Title       string   `json:"title"`
+	Area        string   `json:"area"`
+	Level       string   `json:"level"`
+	Verdict     Verdict  `json:"verdict"`
+	Transport   string   `json:"transport"`
+	Revision    string   `json:"revision"`
+	Message     string   `json:"message,omitempty"`
+	Expected    string   `json:"expected,omitempty"`
+	Actual      string   `json:"actual,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
+	Statement   string   `json:"statement,omitempty"`
 	// Source is the first of Links (since 1.4 a URL; before, a path in the
 	// catalog's shorthand).
 	Source string `json:"source,omitempty"`
@@ -127,8 +127,8 @@ type Result struct {
 	// Tolerances are the catalog's tolerated ambiguities the verdict
 	// invokes (its message or notes cite their ids). Since 1.4.
 	Tolerances []ToleranceRef `json:"tolerances,omitempty"`
-	DurationMs  float64    `json:"durationMs"`
-	Transcript  []Exchange `json:"transcript,omitempty"`
+	DurationMs float64        `json:"durationMs"`
+	Transcript []Exchange     `json:"transcript,omitempty"`
 	// Baselined is set on a failing result a baseline entry covers (it no
 	// longer fails the gate); BaselineReason is that entry's reason. Since 1.1.
 	Baselined      bool   `json:"baselined,omitempty"`
@@ -242,7 +242,13 @@ type Summary struct {
 	Total  int               `json:"total"`
 	Counts Counts            `json:"counts"`
 	ByArea map[string]Counts `json:"byArea"`
-	// Hollow is set when most checks could not say anything (NA or ERROR).
+	// Hollow is set when the run could not judge what the server declares:
+	// no check ran, none could judge, or the checks that could not judge
+	// what applies (ERROR, NA because of the call policy, the checks of a
+	// revision the probe could not reach) are at least a quarter as many
+	// as those that judged (PASS, FAIL, WARN). An NA because the server
+	// does not declare a capability is a check that does not apply, not a
+	// hollow one. HollowReason says which and how many.
 	Hollow       bool   `json:"hollow"`
 	HollowReason string `json:"hollowReason,omitempty"`
 	// Strict says whether WARN counted as failing.
@@ -264,6 +270,10 @@ type Summary struct {
 	// OtherRevisionPrefix): they are not checks of this run, and Total,
 	// Counts, ByArea and Hollow leave them out.
 	OtherRevision int `json:"otherRevision"`
+	// Unreached counts the results of a revision the server supports but
+	// the era detection could not reach (NA: their message names the
+	// probe's "no answer"); they count towards Hollow. Since 1.4.
+	Unreached int `json:"unreached,omitempty"`
 }
 
 // OtherRevisionPrefix starts the message of the NA result of a requirement
@@ -285,6 +295,40 @@ func IsPolicyNA(r Result) bool {
 	return r.Verdict == NA && strings.HasPrefix(r.Message, PolicyPrefix)
 }
 
+// hollow decides whether a run could not judge what the server declares,
+// and says why (see Summary.Hollow).
+func hollow(s Summary) (bool, string) {
+	if s.Total == 0 {
+		return true, "no check ran"
+	}
+	judged := s.Counts[PASS] + s.Counts[FAIL] + s.Counts[WARN]
+	var why []string
+	if s.PolicyNA > 0 {
+		why = append(why, fmt.Sprintf("%d check(s) NA because the call policy forbade the tool calls they need (--call-tools)", s.PolicyNA))
+	}
+	if n := s.Counts[ERROR]; n > 0 {
+		why = append(why, fmt.Sprintf("%d check(s) ERROR", n))
+	}
+	if s.Unreached > 0 {
+		why = append(why, fmt.Sprintf("%d check(s) of a revision the era detection could not reach", s.Unreached))
+	}
+	inert := s.PolicyNA + s.Counts[ERROR] + s.Unreached
+	switch {
+	case judged == 0:
+		return true, "no check could judge the server" + suffix(why)
+	case inert*4 >= judged:
+		return true, fmt.Sprintf("the run could not judge much of what the server declares: %s, against %d that judged it (PASS, FAIL or WARN); a clean result here says little", strings.Join(why, ", "), judged)
+	}
+	return false, ""
+}
+
+func suffix(why []string) string {
+	if len(why) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(why, ", ")
+}
+
 // Summarize computes the summary of results.
 func Summarize(results []Result, strict bool) Summary {
 	s := Summary{Counts: Counts{}, ByArea: map[string]Counts{}, Strict: strict}
@@ -294,6 +338,9 @@ func Summarize(results []Result, strict bool) Summary {
 	for _, r := range results {
 		if IsOtherRevision(r) {
 			s.OtherRevision++
+			if strings.Contains(r.Message, "no answer") {
+				s.Unreached++
+			}
 			continue
 		}
 		s.Total++
@@ -306,19 +353,7 @@ func Summarize(results []Result, strict bool) Summary {
 			s.PolicyNA++
 		}
 	}
-	if s.Total > 0 {
-		inert := s.Counts[NA] + s.Counts[ERROR]
-		if inert*2 > s.Total {
-			s.Hollow = true
-			s.HollowReason = "most checks could not run (NA or ERROR): a clean result here says little about the server"
-			if s.PolicyNA > 0 {
-				s.HollowReason += fmt.Sprintf("; %d of them because the call policy forbade the tool calls they need (--call-tools)", s.PolicyNA)
-			}
-		}
-	} else {
-		s.Hollow = true
-		s.HollowReason = "no check ran"
-	}
+	s.Hollow, s.HollowReason = hollow(s)
 	s.Passed = true
 	for _, v := range Verdicts {
 		if v.Fails(strict) && s.Counts[v] > 0 {

@@ -293,7 +293,7 @@ func Run(cfg Config) (*Outcome, error) {
 		// message of the run (including what arrived after a
 		// requirement's own check ran).
 		conform.ApplyFaults(rep.Results, tg.Faults(), tg.Recorder.Redactor())
-		observe.Apply(rep.Results, obs.Violations(), rep.Revisions)
+		observe.Apply(rep.Results, append(obs.Violations(), env.Liveness()...), rep.Revisions)
 		result.CiteTolerances(rep.Results)
 		result.SortResults(rep.Results)
 		rep.Summary = result.Summarize(rep.Results, cfg.Strict)

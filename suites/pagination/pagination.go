@@ -278,14 +278,14 @@ func (fs *findings) crashOr(t *c.T, s *session.Session, what string, resp *sessi
 	const answer = "an answer (-32602) and no 5xx status"
 	switch {
 	case err == nil && resp.Status() >= 500:
-		t.Crashed(answer, resp.Describe(), "%s got a server error status", what)
+		t.Violation(answer, resp.Describe(), "%s got a server error status", what)
 	case errors.Is(err, wire.ErrTimeout):
-		t.Crashed(answer, "silence", "%s got no answer", what)
+		t.NoAnswer(s, answer, "%s got no answer", what)
 	case errors.Is(err, wire.ErrClosed):
 		t.Crashed(answer, "the connection ended: "+err.Error(), "the server went away on %s", what)
 	case errors.Is(err, session.ErrNoResponse):
 		if resp.Status() >= 500 {
-			t.Crashed(answer, resp.Describe(), "%s got a server error status", what)
+			t.Violation(answer, resp.Describe(), "%s got a server error status", what)
 		}
 		fs.violation(what, resp, fmt.Sprintf("%s got no JSON-RPC response", what))
 		return true

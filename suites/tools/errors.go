@@ -189,7 +189,7 @@ func mustAnswer(t *c.T, s *session.Session, params map[string]any, o *session.Ca
 	case closed || errors.Is(err, wire.ErrClosed):
 		t.Crashed("a JSON-RPC response", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away after %s", what)
 	case errors.Is(err, wire.ErrTimeout):
-		t.Crashed("a JSON-RPC response within "+s.Timeout().String(), "silence", "the server did not answer %s", what)
+		t.NoAnswer(s, "a JSON-RPC response within "+s.Timeout().String(), "the server did not answer %s", what)
 	case errors.Is(err, session.ErrNoResponse):
 		t.Violation("a JSON-RPC response", resp.Describe(), "%s got no JSON-RPC response", what)
 	}

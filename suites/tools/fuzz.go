@@ -65,7 +65,7 @@ func fuzzChecks() {
 							continue
 						}
 						if alive {
-							t.Crashed("a JSON-RPC response within "+wait.String(), "silence, while the server answered a ping sent after it",
+							t.Violation("a JSON-RPC response within "+wait.String(), "silence, while the server answered a ping sent after it",
 								"the server hangs on %s", what)
 						}
 						t.Crashed("a JSON-RPC response within "+wait.String(), "silence, and no answer to a ping sent after it", "the server stopped answering after %s", what)
