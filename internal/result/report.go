@@ -3,6 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -169,6 +170,23 @@ func CiteTolerances(results []Result) {
 			r.Tolerances = append(r.Tolerances, ToleranceRef{ID: t.ID, Title: t.Title, Links: t.Links()})
 		}
 	}
+}
+
+// Invariants lists the results that break a promise every report keeps,
+// whatever the server did: a FAIL is graded under a MUST (a broken SHOULD
+// is a WARN), and every result links at least one https URL of the
+// sentences its requirement rests on. Tests run it on every report.
+func Invariants(results []Result) []string {
+	var out []string
+	for _, r := range results {
+		if r.Verdict == FAIL && r.Level != string(catalog.MUST) {
+			out = append(out, fmt.Sprintf("%s [%s %s]: FAIL under level %q (a FAIL cites a MUST)", r.Requirement, r.Revision, r.Transport, r.Level))
+		}
+		if !slices.ContainsFunc(r.Links, func(l string) bool { return strings.HasPrefix(l, "https://") }) {
+			out = append(out, fmt.Sprintf("%s [%s %s]: no https link to its source", r.Requirement, r.Revision, r.Transport))
+		}
+	}
+	return out
 }
 
 // FailsRun reports whether the result fails the run: its verdict fails
