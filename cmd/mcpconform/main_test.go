@@ -132,9 +132,14 @@ func TestListAndVersion(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "LIFE-001") || !strings.Contains(out, "STD-003") {
 		t.Errorf("list: exit %d\n%s", code, out)
 	}
-	// each check with where it is registered and the mutants that kill it
-	if !regexp.MustCompile(`(?m)^LIFE-001 .*\n    check: suites/lifecycle/\w+\.go:\d+\n    killed by: .*serverinfo-no-version`).MatchString(out) {
-		t.Errorf("list does not show LIFE-001's file:line and its mutant:\n%s", out[:min(len(out), 600)])
+	// each check with its links, where it is registered and the mutants that kill it
+	if !regexp.MustCompile(`(?m)^LIFE-001 .*\n    spec: https://modelcontextprotocol\.io/specification/2025-11-25/basic/lifecycle.*\n    check: suites/lifecycle/\w+\.go:\d+\n    killed by: .*serverinfo-no-version`).MatchString(out) {
+		t.Errorf("list does not show LIFE-001's links, file:line and its mutant:\n%s", out[:min(len(out), 600)])
+	}
+	// the tolerances, each with its readings and links
+	tols, _, code, _ := cli(t, nil, "list", "--tolerances")
+	if code != 0 || !regexp.MustCompile(`(?m)^TOL-13  .*\n    question: .*\n(    - .* → .*\n)+    applied by: PAG-002\n    spec: https://modelcontextprotocol\.io/specification/2026-07-28/server/utilities/pagination#error-handling`).MatchString(tols) {
+		t.Errorf("list --tolerances: exit %d\n%s", code, tols)
 	}
 	all, _, _, _ := cli(t, nil, "list", "--all")
 	if !strings.Contains(all, "AUTH-010") || !strings.Contains(all, "no check yet") {
