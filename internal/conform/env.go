@@ -83,7 +83,7 @@ const LivenessID = "RPC-014"
 const livenessFrames = 16
 
 // recordLiveness records that the server stopped answering during t.
-func (e *Env) recordLiveness(t *T, msg string) {
+func (e *Env) recordLiveness(t *T, msg, actual string) {
 	var frames []wire.Frame
 	if e.lanes != nil {
 		frames = e.Recorder().ClippedWhere(t.startSeq, livenessFrames, transcriptRawMax, t.mine)
@@ -102,6 +102,8 @@ func (e *Env) recordLiveness(t *T, msg string) {
 		Requirement: LivenessID, Revision: t.Rev, Transport: t.Transport,
 		Check:   fmt.Sprintf("%s [%s] (%s)", t.Req.ID, t.Rev, t.Req.Title),
 		Message: e.Recorder().Redactor().String(msg), Frames: frames, Count: 1,
+		Expected: "the server keeps answering after input it may reject (JSON-RPC 2.0: the Server MUST reply with a Response to every request)",
+		Actual:   e.Recorder().Redactor().String(actual),
 	})
 }
 

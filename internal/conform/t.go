@@ -96,7 +96,10 @@ func (t *T) Crashed(expected, actual, format string, args ...any) {
 // the sender: a server's failure to answer them is a SHOULD at most).
 func (t *T) CrashedAt(level catalog.Level, expected, actual, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	t.RecordCrash("%s", msg)
+	t.recordCrash(msg, actual)
+	if t.Req.ID != LivenessID {
+		msg += " (a FAIL of the liveness requirement " + LivenessID + ")"
+	}
 	t.out.Verdict = Verdict(judge.Grade(level, false))
 	t.out.Message, t.out.Expected, t.out.Actual = msg, expected, actual
 	panic(stopSignal{})
@@ -106,8 +109,12 @@ func (t *T) CrashedAt(level catalog.Level, expected, actual, format string, args
 // answering after the check's input: the liveness requirement's run-wide
 // FAIL, naming this check.
 func (t *T) RecordCrash(format string, args ...any) {
+	t.recordCrash(fmt.Sprintf(format, args...), "")
+}
+
+func (t *T) recordCrash(msg, actual string) {
 	if t.Req.ID != LivenessID {
-		t.Env.recordLiveness(t, fmt.Sprintf(format, args...))
+		t.Env.recordLiveness(t, msg, actual)
 	}
 }
 

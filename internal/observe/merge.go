@@ -89,6 +89,12 @@ func apply(r *result.Result, v Violation) {
 		r.Verdict, r.Message = verdict, finding
 		r.Expected = "no message of the run breaks " + r.Requirement + " (judged over every message, whichever check provoked it)"
 		r.Actual = quote
+		if v.Expected != "" {
+			r.Expected = v.Expected
+		}
+		if v.Actual != "" {
+			r.Actual = v.Actual
+		}
 	}
 	have := map[int64]bool{}
 	for _, x := range r.Transcript {

@@ -78,6 +78,10 @@ type Violation struct {
 	Frames []wire.Frame
 	// Count is how many messages of the run broke the requirement this way.
 	Count int
+	// Expected and Actual, when set, say what the requirement asks and
+	// what the server did (else: the rule's generic text and the quote of
+	// the offending frame).
+	Expected, Actual string
 }
 
 type vkey struct {
