@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -311,5 +313,41 @@ func TestAnchor(t *testing.T) {
 		if got := Anchor(in); got != want {
 			t.Errorf("Anchor(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestTolerancesCitedExist: every TOL-N the code cites (in a verdict's
+// text or a comment) is an entry of the catalog, and every entry links
+// its source and names the checks that apply it.
+func TestTolerancesCitedExist(t *testing.T) {
+	for _, tol := range Tolerances() {
+		if len(tol.Links()) == 0 || len(tol.Readings) < 2 || len(tol.Requirements) == 0 || tol.Question == "" {
+			t.Errorf("%s: wants links, at least two readings, the checks that apply it and the question", tol.ID)
+		}
+	}
+	cited := regexp.MustCompile(`\bTOL-\d+\b`)
+	err := filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, id := range cited.FindAllString(string(b), -1) {
+			if _, ok := GetTolerance(id); !ok {
+				t.Errorf("%s cites %s, which the catalog does not have", p, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
