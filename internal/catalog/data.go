@@ -1440,7 +1440,7 @@ var requirements = []Requirement{
 		SpecLevel:  "MUST NOT (derived)",
 		Revisions:  from(R20250326),
 		Transports: []string{HTTP},
-		Source:     `<rev>:basic/authorization.mdx "Token Requirements" (tokens MUST NOT be in the query string); OAuth 2.1 §5`,
+		Source:     `<rev>:basic/authorization.mdx "Token Requirements" (tokens MUST NOT be in the query string); OAuth 2.1 section 5`,
 	},
 	{
 		ID:         "AUTH-008",
