@@ -80,6 +80,9 @@ usage:
                                                 or a matrix page of several runs
   mcpconform baseline write [--report-dir DIR] [-o FILE]
                                                 known failures of a run, for --baseline
+  mcpconform repro REPORT.json ID [--revision R] [--transport stdio|http]
+  mcpconform repro --finding CORPUS.json       print a POSIX sh script that reproduces a FAIL
+                                                or WARN (or a saved fuzz case) without mcpconform
   mcpconform list [--all|--tolerances|--markdown]
                                                 print the requirement catalog (with links
                                                 to the specification), or the tolerated
@@ -125,6 +128,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdReport(args[1:], stdout, stderr)
 	case "baseline":
 		return cmdBaseline(args[1:], stdout, stderr)
+	case "repro":
+		return cmdRepro(args[1:], stdout, stderr)
 	case "fixture":
 		return fixtures.Main(args[1:], os.Stdin, stdout, stderr)
 	case "version", "--version":

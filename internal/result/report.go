@@ -15,7 +15,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.4"
+const SchemaVersion = "1.5"
 
 // Report is the content of report.json.
 type Report struct {
@@ -95,6 +95,11 @@ type Target struct {
 	Headers []string `json:"headers,omitempty"`
 	// Config is the target config file as given (--config); since 1.2.
 	Config string `json:"config,omitempty"`
+	// Cwd is the stdio server's working directory (--cwd) and Env the
+	// names of the variables the run set for it (--env; never the
+	// values); since 1.5, for mcpconform repro.
+	Cwd string   `json:"cwd,omitempty"`
+	Env []string `json:"env,omitempty"`
 }
 
 // Era is what one revision's handshake returned.
@@ -206,6 +211,18 @@ type Exchange struct {
 	HTTP      *wire.HTTPInfo `json:"http,omitempty"`
 	Exchange  int64          `json:"exchange,omitempty"`
 	Note      string         `json:"note,omitempty"`
+	// BodyRuns spells a truncated body whole when it is mostly repetition
+	// (the harness's megabyte and deeply nested inputs): the body is the
+	// concatenation of each run's text repeated times times. Since 1.5,
+	// so that mcpconform repro regenerates the input instead of
+	// embedding it.
+	BodyRuns []Run `json:"bodyRuns,omitempty"`
+}
+
+// Run is one piece of a body spelled by BodyRuns.
+type Run struct {
+	Text  string `json:"text"`
+	Times int    `json:"times,omitempty"` // 0 means 1
 }
 
 // MaxBodyInReport caps each transcript body in the report.
@@ -221,6 +238,9 @@ func TranscriptOf(frames []wire.Frame) []Exchange {
 		}
 		raw := f.Raw
 		if len(raw) > MaxBodyInReport {
+			if !f.Truncated && utf8.Valid(raw) {
+				e.BodyRuns = RunsOf(raw, MaxBodyInReport)
+			}
 			raw = raw[:MaxBodyInReport]
 			e.Truncated = true
 		}
@@ -233,6 +253,61 @@ func TranscriptOf(frames []wire.Frame) []Exchange {
 		out = append(out, e)
 	}
 	return out
+}
+
+// RunsOf spells b as runs of a short text (1 to 8 bytes) repeated at
+// least 32 times and the literal text between them, or returns nil when
+// the literal text would exceed max bytes (b is not mostly repetition).
+func RunsOf(b []byte, max int) []Run {
+	const minTimes = 32
+	var out []Run
+	lit, litTotal := 0, 0 // start of the pending literal text, bytes of literal kept
+	for i := 0; i < len(b); {
+		best, bestTimes := 0, 0
+		for p := 1; p <= 8 && i+p*minTimes <= len(b); p++ {
+			n := 1
+			for i+(n+1)*p <= len(b) && string(b[i+n*p:i+(n+1)*p]) == string(b[i:i+p]) {
+				n++
+			}
+			if n >= minTimes && n*p > best*bestTimes {
+				best, bestTimes = p, n
+			}
+		}
+		if best == 0 {
+			i++
+			continue
+		}
+		if lit < i {
+			out = append(out, Run{Text: string(b[lit:i])})
+			litTotal += i - lit
+		}
+		out = append(out, Run{Text: string(b[i : i+best]), Times: bestTimes})
+		i += best * bestTimes
+		lit = i
+		if litTotal > max {
+			return nil
+		}
+	}
+	if lit < len(b) {
+		out = append(out, Run{Text: string(b[lit:])})
+		litTotal += len(b) - lit
+	}
+	if litTotal > max || !utf8.Valid(b) {
+		return nil
+	}
+	return out
+}
+
+// Body returns the whole body a BodyRuns spells.
+func Body(runs []Run) []byte {
+	var b []byte
+	for _, r := range runs {
+		n := max(r.Times, 1)
+		for range n {
+			b = append(b, r.Text...)
+		}
+	}
+	return b
 }
 
 func quoteBytes(b []byte) string {

@@ -397,6 +397,13 @@ func targetOf(t *target.Target, configFile string) result.Target {
 	for _, a := range t.Command {
 		rt.Command = append(rt.Command, t.Recorder.Redactor().String(a))
 	}
+	if len(t.Command) > 0 {
+		rt.Cwd = t.Dir
+		for _, e := range t.Env {
+			name, _, _ := strings.Cut(e, "=")
+			rt.Env = append(rt.Env, name) // the name only: a value may be secret
+		}
+	}
 	if t.Bearer != "" {
 		rt.Auth = "bearer token from " + t.BearerSource
 	}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/repro"
+	"github.com/mcpconform/mcpconform/internal/result"
+	"github.com/mcpconform/mcpconform/reports"
+)
+
+const reproUsage = `mcpconform repro REPORT.json ID [--revision R] [--transport stdio|http]
+       mcpconform repro --finding CORPUS.json [--report REPORT.json] [-- COMMAND... | --url URL]`
+
+// cmdRepro prints a POSIX sh script that reproduces one FAIL or WARN of a
+// report (ID: a requirement id, optionally ID@REVISION/TRANSPORT), or a
+// saved fuzz case, against the same target without mcpconform.
+func cmdRepro(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	revision := fs.String("revision", "", "the result's revision (when the requirement has results in several)")
+	transport := fs.String("transport", "", "the result's transport; a transport other than the run's makes the script need MCPCONFORM_TARGET_CMD or MCPCONFORM_TARGET_URL")
+	finding := fs.String("finding", "", "a fuzz case saved by mcpconform fuzz (its corpus file)")
+	reportPath := fs.String("report", "", "--finding: the campaign's report.json, for the target (default: the one beside the corpus directory)")
+	url := fs.String("url", "", "--finding: the target's URL (instead of the report's)")
+	// flags may follow the positional arguments
+	var pos []string
+	rest := args
+	for {
+		if done, code := parseFlags(fs, rest, reproUsage, stdout, stderr); done {
+			return code
+		}
+		if fs.NArg() == 0 || fs.Arg(0) == "--" || *finding != "" && len(pos) > 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	command := fs.Args()
+	if len(command) > 0 && command[0] == "--" {
+		command = command[1:]
+	}
+	var opt repro.Options
+	if *transport != "" {
+		if *transport != "stdio" && *transport != "http" {
+			fmt.Fprintf(stderr, "mcpconform repro: --transport %q: stdio or http\n", *transport)
+			return exitUsage
+		}
+	}
+	if *finding != "" {
+		return reproFinding(*finding, *reportPath, *url, command, *transport, stdout, stderr)
+	}
+	if len(pos) != 2 || len(command) > 0 {
+		fmt.Fprintf(stderr, "usage: %s\n", reproUsage)
+		return exitUsage
+	}
+	rep, err := readReportFile(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+		return exitUsage
+	}
+	id, rev, tr := pos[1], *revision, *transport
+	if i := strings.IndexByte(id, '/'); i >= 0 {
+		id, tr = id[:i], id[i+1:]
+	}
+	if i := strings.IndexByte(id, '@'); i >= 0 {
+		id, rev = id[:i], id[i+1:]
+	}
+	var matches []result.Result
+	for _, r := range rep.Results {
+		if r.Requirement == id && (rev == "" || r.Revision == rev) && (r.Verdict == result.FAIL || r.Verdict == result.WARN) {
+			matches = append(matches, r)
+		}
+	}
+	if len(matches) == 0 {
+		fmt.Fprintf(stderr, "mcpconform repro: %s has no FAIL or WARN result %sin %s\n", id, map[bool]string{true: "of revision " + rev + " ", false: ""}[rev != ""], pos[0])
+		return exitUsage
+	}
+	if len(matches) > 1 {
+		var keys []string
+		for _, m := range matches {
+			keys = append(keys, m.Requirement+"@"+m.Revision)
+		}
+		fmt.Fprintf(stderr, "mcpconform repro: %s: %d results (%s); reproducing %s (--revision picks another)\n", id, len(matches), strings.Join(keys, ", "), keys[0])
+	}
+	if tr != "" && tr != matches[0].Transport {
+		opt.Transport = tr
+	}
+	script, err := repro.Generate(rep, matches[0], opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprint(stdout, script)
+	return exitOK
+}
+
+// readReportFile reads report.json (or the report.json of a directory).
+func readReportFile(path string) (*reports.Report, error) {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return reports.ReadReport(filepath.Dir(path))
+	}
+	return reports.ReadReport(path)
+}
+
+func reproFinding(path, reportPath, url string, command []string, transport string, stdout, stderr io.Writer) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+		return exitUsage
+	}
+	f, err := repro.ParseFinding(b)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %s: %v\n", path, err)
+		return exitUsage
+	}
+	var target result.Target
+	switch {
+	case len(command) > 0:
+		target = result.Target{Transport: "stdio", Command: command}
+	case url != "":
+		target = result.Target{Transport: "http", URL: url}
+	default:
+		if reportPath == "" {
+			// mcpconform fuzz saves cases in REPORT-DIR/corpus by default
+			for _, dir := range []string{filepath.Dir(filepath.Dir(path)), filepath.Dir(filepath.Dir(filepath.Dir(path)))} {
+				if _, err := os.Stat(filepath.Join(dir, "report.json")); err == nil {
+					reportPath = dir
+					break
+				}
+			}
+		}
+		if reportPath != "" {
+			rep, err := readReportFile(reportPath)
+			if err != nil {
+				fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+				return exitUsage
+			}
+			target = rep.Target
+		} else {
+			fmt.Fprintln(stderr, "mcpconform repro: no report.json beside the corpus: the script needs MCPCONFORM_TARGET_CMD or MCPCONFORM_TARGET_URL (or give --report, --url or -- COMMAND)")
+		}
+	}
+	script, err := repro.GenerateFinding(f, target, repro.Options{Transport: transport})
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %s: %v\n", path, err)
+		return exitUsage
+	}
+	fmt.Fprint(stdout, script)
+	return exitOK
+}

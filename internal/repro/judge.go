@@ -1,0 +1,102 @@
+package repro
+
+import (
+	"fmt"
+	"strings"
+)
+
+// write emits the judgement: the sh code run after the plan's messages
+// were sent; it ends the script with verdict STATUS.
+func (j judge) write(w func(string, ...any), in input, p plan) {
+	last := msg{}
+	if len(p.msgs) > 0 {
+		last = p.msgs[len(p.msgs)-1]
+	}
+	stdio := in.transport == "stdio"
+	noAnswer := func(what string) {
+		if stdio {
+			w("if [ -n \"$gone\" ]; then verdict 2 \"$EXPECTED\" %s; fi\n", sq("the process ended without answering "+what+" (a crash: see RPC-014)"))
+			w("verdict 2 \"$EXPECTED\" %s\n", sq("no answer to "+what+" within $WAIT s"))
+		} else {
+			w("verdict 2 \"$EXPECTED\" \"no JSON-RPC answer to %s (HTTP $status)\"\n", what)
+		}
+	}
+	switch j.kind {
+	case judgeCrash:
+		w("# Is the server still there? The era's liveness request.\n")
+		probe := in.probe()
+		in.writeMsg(w, probe, len(p.msgs)+2)
+		w("if answer %s; then verdict 0 \"$EXPECTED\" 'it still answers after the input'; fi\n", sq(ereQuote(probe.id)))
+		if stdio {
+			w("if [ -n \"$gone\" ]; then verdict 1 \"$EXPECTED\" 'the process ended after the input, without answering the request that followed it'; fi\n")
+			w("verdict 1 \"$EXPECTED\" \"no answer to the request that followed the input within $WAIT s (the server hangs or dropped its output)\"\n")
+		} else {
+			w("if [ \"$status\" = 000 ]; then verdict 1 \"$EXPECTED\" 'no HTTP response to the request that followed the input (the server is gone or hangs)'; fi\n")
+			w("verdict 2 \"$EXPECTED\" \"the request that followed the input got HTTP $status without an answer\"\n")
+		}
+	case judgeCode:
+		if last.id == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+			return
+		}
+		w("answer %s || {\n", sq(ereQuote(last.id)))
+		noAnswer("the request")
+		w("}\n")
+		w("c=$(codeof \"$ans\")\n")
+		w("if [ \"$c\" = %d ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n", j.code)
+		w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead\"; fi\n")
+		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
+	case judgeStatus:
+		w("if [ \"$status\" = 000 ]; then verdict 2 \"$EXPECTED\" 'no HTTP response'; fi\n")
+		if j.deleted >= 0 && j.deleted < len(p.msgs)-1 {
+			w("case $status_%d in 2*) ;; *) verdict 2 \"$EXPECTED\" \"the server did not accept the DELETE (HTTP $status_%d): the session may not have ended\" ;; esac\n", j.deleted, j.deleted)
+		}
+		w("if [ \"$status\" = %d ]; then verdict 0 \"$EXPECTED\" \"HTTP $status\"; fi\n", j.status)
+		w("verdict 1 \"$EXPECTED\" \"HTTP $status\"\n")
+	case judgeBatch:
+		ids := batchIDs(last.body)
+		if stdio {
+			probe := in.probe()
+			in.writeMsg(w, probe, len(p.msgs)+2)
+			w("answer %s; ok=$?\n", sq(ereQuote(probe.id)))
+			w("out=$(norm <\"$tmp/out\")\n")
+		} else {
+			w("[ \"$status\" = 000 ] && verdict 2 \"$EXPECTED\" 'no HTTP response to the batch'\n")
+			w("ok=0; out=$(cat \"$tmp/j$n\")\n")
+		}
+		for _, id := range ids {
+			w("if printf '%%s\\n' \"$out\" | grep -E %s | grep -qE '\"(result|error)\":'; then\n", sq(`"id":`+ereQuote(id)+`[,}]`))
+			w("\tif printf '%%s\\n' \"$out\" | grep -E %s | grep -qE '\"result\":'; then verdict 1 \"$EXPECTED\" %s; fi\n", sq(`"id":`+ereQuote(id)+`[,}]`), sq("it executed the batch element "+id))
+			w("fi\n")
+		}
+		w("[ \"$ok\" = 0 ] && verdict 0 \"$EXPECTED\" 'no element of the batch was executed'\n")
+		noAnswer("the request that followed the batch")
+	case judgeParse:
+		if stdio {
+			probe := in.probe()
+			in.writeMsg(w, probe, len(p.msgs)+2)
+			w("answer %s || {\n", sq(ereQuote(probe.id)))
+			noAnswer("the request that followed the input")
+			w("}\n")
+			w("errs=$(norm <\"$tmp/out\" | grep '\"error\":' | grep -vE '\"id\":[^n]')\n")
+		} else {
+			w("errs=$(grep '\"error\":' \"$tmp/j$n\" | grep -vE '\"id\":[^n]')\n")
+		}
+		w("[ -n \"$errs\" ] || verdict 2 \"$EXPECTED\" 'no error without an id answered the input'\n")
+		w("if printf '%%s\\n' \"$errs\" | grep -qE '\"code\":-32700[,}]'; then verdict 0 \"$EXPECTED\" 'error -32700'; fi\n")
+		w("verdict 1 \"$EXPECTED\" \"error $(codeof \"$(printf '%%s\\n' \"$errs\" | sed -n 1p)\") instead\"\n")
+	default:
+		if stdio && last.id != "" {
+			w("answer %s\n", sq(ereQuote(last.id)))
+		}
+		if stdio {
+			w("nap; flush\n")
+		}
+		why := j.why
+		if why == "" {
+			why = "no rule judges this requirement automatically: compare the answers above with the expected"
+		}
+		w("verdict 2 \"$EXPECTED\" %s\n", sq(strings.TrimSpace(why)))
+	}
+	_ = fmt.Sprint
+}

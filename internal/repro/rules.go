@@ -1,0 +1,453 @@
+package repro
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/result"
+)
+
+type judgeKind int
+
+const (
+	// judgeNone replays the exchange and exits 2: no rule judges it.
+	judgeNone judgeKind = iota
+	// judgeCrash: after the input, the server must still answer the
+	// era's probe (ping, server/discover); no answer or an ended process
+	// is the violation.
+	judgeCrash
+	// judgeCode: the answer to the last message must be an error with
+	// code; another code, or a result, is the violation.
+	judgeCode
+	// judgeStatus: the last HTTP request must get status; another status
+	// is the violation (after a DELETE the server accepted, for HTTP-008).
+	judgeStatus
+	// judgeBatch: no element of the batch may be answered (the revision
+	// has no batches); the probe after it must be.
+	judgeBatch
+	// judgeParse: the answer to unparseable input (an error without id)
+	// must carry -32700; another code is the violation.
+	judgeParse
+)
+
+type judge struct {
+	kind   judgeKind
+	code   int
+	status int
+	// deleted: the index (in the plan's messages) of the DELETE whose
+	// acceptance the status judgement presupposes; -1 for none.
+	deleted int
+	why     string // judgeNone: why the script cannot judge
+}
+
+// rule is one requirement's entry: how to pick the messages from a
+// transcript and how to judge the answer.
+type rule struct {
+	judge judge
+	// pick returns the indexes (into tx) of the sent frames to replay, the
+	// last being the one the violation is about; nil when none fits.
+	pick func(in input) []int
+	// expect says what the specification requires, in words.
+	expect string
+}
+
+// Rules: the requirements whose scripts judge (exit 0 or 1).
+var rules = map[string]rule{
+	"RPC-014": {judge: judge{kind: judgeCrash}, pick: pickCrash,
+		expect: "the server keeps answering after input it may reject (JSON-RPC 2.0: the Server MUST reply)"},
+	"LIFE-010": {judge: judge{kind: judgeCode, code: -32022}, pick: pickWrongAnswer(-32022, unsupportedVersion),
+		expect: "a request with an unsupported protocol version gets error -32022 (UnsupportedProtocolVersion)"},
+	"RPC-007": {judge: judge{kind: judgeCode, code: -32601}, pick: pickWrongAnswer(-32601, unknownMethod),
+		expect: "a request for a method the server does not know gets error -32601 (Method not found)"},
+	"LIFE-014": {judge: judge{kind: judgeCode, code: -32601}, pick: pickWrongAnswer(-32601, removedMethod),
+		expect: "in 2026-07-28, a removed legacy method (ping, logging/setLevel, …) gets error -32601"},
+	"LIFE-008": {judge: judge{kind: judgeCode, code: -32602}, pick: pickWrongAnswer(-32602, func(m msg) bool { return m.method != "" }),
+		expect: "a 2026-07-28 request missing required _meta protocol fields gets error -32602"},
+	"RES-004": {judge: judge{kind: judgeCode, code: -32602}, pick: pickWrongAnswer(-32602, method("resources/read")),
+		expect: "resources/read of an unknown URI gets error -32602 (2026-07-28; -32002 in earlier revisions)"},
+	"HTTP-001": {judge: judge{kind: judgeStatus, status: 403, deleted: -1}, pick: pickHeader("Origin"),
+		expect: "a request with an invalid Origin header gets HTTP 403 Forbidden"},
+	"HTTP-008": {judge: judge{kind: judgeStatus, status: 404}, pick: pickAfterDelete,
+		expect: "a request naming a session the client DELETEd gets HTTP 404 Not Found"},
+}
+
+// crashLike: results of these requirements whose message says the server
+// stopped answering are reproduced as crashes (the run-wide RPC-014 FAIL
+// of the same input comes with them).
+var crashLike = []string{"RPC-005", "RPC-006", "RPC-008"}
+
+// Unjudged lists the requirements with a check whose scripts cannot
+// judge automatically, and why (mcpconform list shows it).
+func Unjudged(id string) (why string, ok bool) {
+	if _, ok := rules[id]; ok {
+		return "", false
+	}
+	switch id {
+	case "RPC-005":
+		return "", false // crashes, and a wrong parse-error code, are judged
+	case "RPC-006", "RPC-008":
+		return "", false
+	}
+	if r, ok := catalog.Get(id); ok && len(r.Transports) == 1 && r.Transports[0] == "stdio" {
+		return "repro: replays the exchange; judging its framing or process behaviour needs the harness", true
+	}
+	return "repro: replays the exchange; no short rule judges its answer yet (compare with the expected)", true
+}
+
+// ruleFor returns the rule of a result (by its requirement and message).
+func (in input) ruleFor() (rule, bool) {
+	if slices.Contains(crashLike, in.requirement) && strings.Contains(in.message, "stopped answering") {
+		return rules["RPC-014"], true
+	}
+	if in.code == "transport/crash" || strings.HasSuffix(in.code, "/crash") {
+		return rules["RPC-014"], true
+	}
+	switch in.requirement {
+	case "RPC-005":
+		if strings.Contains(in.message, "-32600") || strings.Contains(in.message, "wrong error code") || strings.Contains(in.message, "wrong code") {
+			return rule{judge: judge{kind: judgeParse}, pick: pickUnparseable,
+				expect: "unparseable input gets error -32700 (Parse error)"}, true
+		}
+	case "RPC-008":
+		if in.revision != string(catalog.R20250326) && strings.Contains(in.message, "executed") {
+			return rule{judge: judge{kind: judgeBatch}, pick: pickBatch,
+				expect: fmt.Sprintf("a JSON-RPC batch is not executed in %s (batches exist only in 2025-03-26)", in.revision)}, true
+		}
+	}
+	r, ok := rules[in.requirement]
+	return r, ok
+}
+
+func (j judge) expectation(in input) string {
+	if r, ok := in.ruleFor(); ok {
+		e := r.expect
+		if in.link != "" {
+			e += " (" + in.link + ")"
+		}
+		return e
+	}
+	e := in.title
+	if in.link != "" {
+		e += " (" + in.link + ")"
+	}
+	return e
+}
+
+// plan picks what the script sends.
+func (in input) plan() plan {
+	if in.finding != nil {
+		p := plan{handshake: !in.modern(), msgs: stripHandshake(in.finding)}
+		if r, ok := in.ruleFor(); ok && r.judge.kind == judgeCrash {
+			p.judge = r.judge
+		} else {
+			p.judge = judge{why: "this finding (" + in.code + ") is judged by the fuzzer's oracle: compare the answers above with the finding's detail"}
+		}
+		return p
+	}
+	if r, ok := in.ruleFor(); ok {
+		if idx := r.pick(in); len(idx) > 0 {
+			var msgs []msg
+			for _, i := range idx {
+				msgs = append(msgs, in.msgOf(in.tx[i]))
+			}
+			p := plan{handshake: !in.modern(), msgs: stripHandshake(msgs), judge: r.judge}
+			if p.judge.kind == judgeStatus && p.judge.deleted == 0 {
+				p.judge.deleted = slices.IndexFunc(p.msgs, func(m msg) bool { return m.http == "DELETE" })
+			}
+			if len(p.msgs) > 0 {
+				return p
+			}
+		}
+	}
+	// No rule, or the rule found nothing to replay: the whole exchange of
+	// the last connection the check used.
+	p := plan{judge: judge{why: "no rule judges this requirement's answer automatically: compare the answers above with the expected"}}
+	conn := ""
+	for i := len(in.tx) - 1; i >= 0; i-- {
+		if e := in.tx[i]; e.Direction == "send" && (e.Kind == "message" || e.Kind == "body") {
+			conn = e.Conn
+			break
+		}
+	}
+	for _, e := range in.tx {
+		if e.Conn == conn && e.Direction == "send" && (e.Kind == "message" || e.Kind == "body") {
+			p.msgs = append(p.msgs, in.msgOf(e))
+		}
+	}
+	if len(p.msgs) > 50 {
+		p.msgs = p.msgs[len(p.msgs)-50:]
+	}
+	if !in.modern() && (len(p.msgs) == 0 || p.msgs[0].method != "initialize") {
+		p.handshake = true
+		p.msgs = stripHandshake(p.msgs)
+	}
+	return p
+}
+
+// stripHandshake drops recorded legacy handshake messages (the script
+// makes its own).
+func stripHandshake(ms []msg) []msg {
+	var out []msg
+	for _, m := range ms {
+		if m.method == "initialize" || m.method == "notifications/initialized" {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// sent reports whether e is a sent JSON-RPC payload (or HTTP body).
+func sent(e result.Exchange) bool {
+	return e.Direction == "send" && (e.Kind == "message" || e.Kind == "body")
+}
+
+// isProbe: a harness barrier or liveness request (ping or
+// server/discover with a numeric id).
+func (in input) isProbe(e result.Exchange) bool {
+	id, method := idAndMethod([]byte(e.Body))
+	if method != "ping" && method != "server/discover" {
+		return false
+	}
+	return id != "" && id[0] != '"'
+}
+
+func handshakeMsg(e result.Exchange) bool {
+	_, method := idAndMethod([]byte(e.Body))
+	return method == "initialize" || method == "notifications/initialized"
+}
+
+// answerOf returns the index of the recorded answer to the request tx[i]
+// (same connection, same id), or -1.
+func (in input) answerOf(i int) int {
+	id, _ := idAndMethod([]byte(in.tx[i].Body))
+	if id == "" {
+		return -1
+	}
+	for j := i + 1; j < len(in.tx); j++ {
+		e := in.tx[j]
+		if e.Conn != in.tx[i].Conn || e.Direction != "recv" || e.Kind != "message" {
+			continue
+		}
+		if in.transport == "http" && e.Exchange != in.tx[i].Exchange {
+			continue
+		}
+		for _, line := range strings.Split(e.Body, "\n") {
+			if rid, method := idAndMethod([]byte(line)); rid == id && method == "" {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// pickCrash: the input after which the server stopped: the last message
+// sent on a connection before the server closed it (or before a probe it
+// never answered), probes and the handshake left out.
+func pickCrash(in input) []int {
+	lastInput := func(conn string, before int) int {
+		for i := before - 1; i >= 0; i-- {
+			if e := in.tx[i]; e.Conn == conn && sent(e) && !in.isProbe(e) && !handshakeMsg(e) {
+				return i
+			}
+		}
+		return -1
+	}
+	for c, e := range in.tx {
+		if e.Kind == "closed" && e.Direction == "recv" && !strings.Contains(e.Note, "by harness") {
+			if i := lastInput(e.Conn, c); i >= 0 {
+				return []int{i}
+			}
+		}
+	}
+	for i, e := range in.tx {
+		if sent(e) && in.isProbe(e) && in.answerOf(i) < 0 {
+			if k := lastInput(e.Conn, i); k >= 0 {
+				return []int{k}
+			}
+		}
+	}
+	return nil
+}
+
+// pickWrongAnswer: the last request for which pred holds whose recorded
+// answer is not the error code (another code, or a result).
+func pickWrongAnswer(code int, pred func(msg) bool) func(in input) []int {
+	return func(in input) []int {
+		for i := len(in.tx) - 1; i >= 0; i-- {
+			e := in.tx[i]
+			if !sent(e) || in.isProbe(e) || handshakeMsg(e) {
+				continue
+			}
+			a := in.answerOf(i)
+			if a < 0 || answerCode(in.tx[a].Body, in.tx[i].Body) == code {
+				continue
+			}
+			if m := in.msgOf(e); pred(m) {
+				return []int{i}
+			}
+		}
+		return nil
+	}
+}
+
+// answerCode is the error code of the response in body answering the
+// request req (0 for a result).
+func answerCode(body, req string) int {
+	id, _ := idAndMethod([]byte(req))
+	for _, line := range strings.Split(body, "\n") {
+		var r struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && string(r.ID) == id {
+			if r.Error != nil {
+				return r.Error.Code
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+func method(name string) func(msg) bool { return func(m msg) bool { return m.method == name } }
+
+func unsupportedVersion(m msg) bool {
+	known := func(v string) bool { return catalog.Revision(v).Known() }
+	for _, h := range m.headers {
+		if strings.EqualFold(h[0], "MCP-Protocol-Version") && !known(h[1]) {
+			return true
+		}
+	}
+	var p struct {
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+			Meta            map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(m.body, &p) != nil {
+		return false
+	}
+	var v string
+	_ = json.Unmarshal(p.Params.Meta["io.modelcontextprotocol/protocolVersion"], &v)
+	return (v != "" && !known(v)) || (p.Params.ProtocolVersion != "" && !known(p.Params.ProtocolVersion))
+}
+
+// unknownMethod: a method no revision defines (the checks name theirs
+// with an mcpconform prefix).
+func unknownMethod(m msg) bool { return strings.Contains(m.method, "mcpconform") || strings.Contains(m.method, "no-such") }
+
+func removedMethod(m msg) bool {
+	switch m.method {
+	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "initialize", "roots/list":
+		return true
+	}
+	return false
+}
+
+// pickHeader: the last request that carried the header.
+func pickHeader(name string) func(in input) []int {
+	return func(in input) []int {
+		for i := len(in.tx) - 1; i >= 0; i-- {
+			if e := in.tx[i]; sent(e) && e.HTTP != nil {
+				for h := range e.HTTP.Header {
+					if strings.EqualFold(h, name) {
+						return []int{i}
+					}
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// pickAfterDelete: the connection's DELETE of its session and the last
+// request after it that names the session.
+func pickAfterDelete(in input) []int {
+	for i := len(in.tx) - 1; i >= 0; i-- {
+		e := in.tx[i]
+		if !sent(e) || e.HTTP == nil || e.HTTP.Method != "POST" {
+			continue
+		}
+		sid := header(e, "Mcp-Session-Id")
+		if sid == "" {
+			continue
+		}
+		for d := i - 1; d >= 0; d-- {
+			if x := in.tx[d]; sent(x) && x.HTTP != nil && x.HTTP.Method == "DELETE" && header(x, "Mcp-Session-Id") == sid {
+				return []int{d, i}
+			}
+		}
+	}
+	return nil
+}
+
+func header(e result.Exchange, name string) string {
+	for h, vs := range e.HTTP.Header {
+		if strings.EqualFold(h, name) && len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
+}
+
+// pickUnparseable: the last sent input that is not JSON whose answer
+// (an error without id) carried another code than -32700.
+func pickUnparseable(in input) []int {
+	for i := len(in.tx) - 1; i >= 0; i-- {
+		e := in.tx[i]
+		if !sent(e) || e.Truncated {
+			continue
+		}
+		b := in.msgOf(e).body
+		if json.Valid(b) {
+			continue
+		}
+		for j := i + 1; j < len(in.tx); j++ {
+			x := in.tx[j]
+			if x.Conn == e.Conn && x.Direction == "recv" && x.Kind == "message" && strings.Contains(x.Body, `"error"`) && !strings.Contains(x.Body, "-32700") {
+				id, _ := idAndMethod([]byte(x.Body))
+				if id == "" {
+					return []int{i}
+				}
+			}
+			if sent(x) && x.Conn == e.Conn && !in.isProbe(x) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// pickBatch: the last batch sent whose elements were answered.
+func pickBatch(in input) []int {
+	for i := len(in.tx) - 1; i >= 0; i-- {
+		e := in.tx[i]
+		if sent(e) && strings.HasPrefix(strings.TrimSpace(e.Body), "[") && len(batchIDs([]byte(e.Body))) > 0 {
+			return []int{i}
+		}
+	}
+	return nil
+}
+
+// batchIDs are the ids (JSON text) of a batch's requests.
+func batchIDs(b []byte) []string {
+	var elems []json.RawMessage
+	if json.Unmarshal(b, &elems) != nil {
+		return nil
+	}
+	var ids []string
+	for _, el := range elems {
+		if id, _ := idAndMethod(el); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
