@@ -73,6 +73,16 @@ func Generate(rep *result.Report, res result.Result, opt Options) (string, error
 	return in.script()
 }
 
+// Judged reports whether the script of res judges the violation (exit 0
+// or 1) rather than replaying the exchange for a person to compare (exit
+// 2), and if not, why.
+func Judged(rep *result.Report, res result.Result) (bool, string) {
+	in := input{requirement: res.Requirement, revision: res.Revision, transport: res.Transport,
+		message: res.Message, target: rep.Target, tx: res.Transcript}
+	p := in.plan()
+	return p.judge.kind != judgeNone, p.judge.why
+}
+
 // requirementLink is the first https link of the requirement's sentences.
 func requirementLink(res result.Result) string {
 	for _, l := range res.Links {
@@ -177,6 +187,8 @@ func (in input) writeMsg(w func(string, ...any), m msg, k int) {
 	}
 	if m.http != "" && m.http != "POST" {
 		w("echo %s\n", sq("> "+m.http+" "+headerDisplay(m.headers)))
+	} else if in.transport == "http" {
+		w("sent %s\n", sq("POST "+headerDisplay(m.headers)+" "+display(full)))
 	} else {
 		w("sent %s\n", sq(display(full)))
 	}

@@ -280,7 +280,7 @@ func pickWrongAnswer(code int, pred func(msg) bool) func(in input) []int {
 	return func(in input) []int {
 		for i := len(in.tx) - 1; i >= 0; i-- {
 			e := in.tx[i]
-			if !sent(e) || in.isProbe(e) || handshakeMsg(e) {
+			if !sent(e) || handshakeMsg(e) {
 				continue
 			}
 			a := in.answerOf(i)
@@ -327,7 +327,7 @@ func unsupportedVersion(m msg) bool {
 	}
 	var p struct {
 		Params struct {
-			ProtocolVersion string `json:"protocolVersion"`
+			ProtocolVersion string                     `json:"protocolVersion"`
 			Meta            map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
@@ -341,7 +341,9 @@ func unsupportedVersion(m msg) bool {
 
 // unknownMethod: a method no revision defines (the checks name theirs
 // with an mcpconform prefix).
-func unknownMethod(m msg) bool { return strings.Contains(m.method, "mcpconform") || strings.Contains(m.method, "no-such") }
+func unknownMethod(m msg) bool {
+	return strings.Contains(m.method, "mcpconform") || strings.Contains(m.method, "no-such")
+}
 
 func removedMethod(m msg) bool {
 	switch m.method {

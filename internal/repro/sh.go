@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// sq quotes s for sh: one single-quoted word ('\'' for a quote).
+// sq quotes s for sh: one single-quoted word ('\” for a quote).
 func sq(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
@@ -101,6 +101,8 @@ norm() { tr -d ' \t\r'; }
 rep() { R_TEXT=$1 R_TIMES=$2 LC_ALL=C awk 'BEGIN { s = ENVIRON["R_TEXT"]; t = length(s) * ENVIRON["R_TIMES"]; r = s; while (length(r) < t) r = r r; printf "%s", substr(r, 1, t) }'; }
 # show PREFIX FILE FROM: the lines of FILE after line FROM, clipped.
 show() { LC_ALL=C awk -v p="$1" -v from="$3" 'NR > from { if (length($0) > 600) print p substr($0, 1, 600) "... (" length($0) " bytes)"; else print p $0 }' "$2"; }
+# sent TEXT: print a message sent.
+sent() { printf '> %s\n' "$1"; }
 lines() { LC_ALL=C awk 'END { print NR }' "$1"; }
 # codeof: the error code of a normalised answer ("" when it is no error).
 codeof() { case $1 in *'"error":'*) printf '%s\n' "$1" | sed -n 's/.*"error":.*"code":\(-\{0,1\}[0-9][0-9]*\).*/\1/p' ;; esac; }
@@ -128,8 +130,6 @@ shown=0
 gone=
 # flush: print what the server wrote since the last flush.
 flush() { show '< ' "$tmp/out" "$shown"; shown=$(lines "$tmp/out"); }
-# sent TEXT: print a message sent.
-sent() { printf '> %s\n' "$1"; }
 # answer ID_ERE: wait (up to WAIT seconds) for the response with that id;
 # sets ans (normalised) and gone (the process ended).
 answer() {
