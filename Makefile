@@ -25,10 +25,12 @@ test:
 # (fuzz/gosdk_test.go, builds a go-sdk example), `go test -fuzz` from another
 # module (fuzz/native_test.go), the HTML report in headless Chromium
 # (reports/htmlbrowser_test.go) and the reference fixture's verdicts with
-# and without --parallel (fixtures/killmatrix/parallel_test.go). ~3
+# and without --parallel (fixtures/killmatrix/parallel_test.go), and the
+# scripts of mcpconform repro for every kill-matrix row's FAIL results
+# against the mutant and the reference (fixtures/killmatrix/repro_test.go). ~3
 # minutes; their shrinking is bounded in time, so they run on their own,
 # not beside the kill matrix.
-SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts
 test-slow:
 	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/
 

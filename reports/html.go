@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/repro"
 	"github.com/mcpconform/mcpconform/internal/result"
 )
 
@@ -155,6 +156,9 @@ type htmlCheck struct {
 	Notes                  []htmlNote
 	// Tx names the check's transcript in the page's data block.
 	Tx htmlTxRef
+	// Repro is the script of mcpconform repro (FAIL and WARN only) and
+	// ReproCmd the command that prints it.
+	Repro, ReproCmd string
 }
 
 type htmlArea struct {
@@ -272,6 +276,12 @@ func buildHTMLReport(r *Report) *htmlReport {
 	for i := range r.Results {
 		res := &r.Results[i]
 		cv := buildHTMLCheck(res, anchors[i], txRefs[i])
+		if res.Verdict == result.FAIL || res.Verdict == result.WARN {
+			if script, err := repro.Generate(r, *res, repro.Options{}); err == nil {
+				cv.Repro = script
+				cv.ReproCmd = ReproCommand(*res)
+			}
+		}
 		byArea[res.Area] = append(byArea[res.Area], cv)
 		if res.Verdict.Problem() {
 			v.Problems = append(v.Problems, htmlProblemRow{Anchor: cv.Anchor, Verdict: res.Verdict, Requirement: res.Requirement,
@@ -353,6 +363,11 @@ func safeLinks(ls []string) []string {
 		}
 	}
 	return out
+}
+
+// ReproCommand is the command that prints a result's reproduction script.
+func ReproCommand(res Result) string {
+	return "mcpconform repro report.json " + res.Requirement + " --revision " + res.Revision
 }
 
 func buildHTMLCheck(res *Result, anchor string, tx htmlTxRef) htmlCheck {

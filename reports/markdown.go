@@ -154,6 +154,10 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 		if n := len(problems) - shown; n > 0 {
 			fmt.Fprintf(&b, "\n… and %d more (see the full reports)\n", n)
 		}
+		if !strings.HasPrefix(r.Tool.Name, "mcpconform fuzz") {
+			fmt.Fprintf(&b, "\nReproduce one without mcpconform: %s prints a standalone sh script that runs it against the same target (exit 1: the violation is seen, 0: fixed).\n", mdText("mcpconform repro report.json ID --revision REVISION", 120))
+		}
+
 	}
 
 	if bs := r.Baseline; bs != nil && (len(bs.Stale) > 0 || len(bs.Unmatched) > 0) {

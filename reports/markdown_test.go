@@ -181,6 +181,8 @@ func TestMarkdownStructure(t *testing.T) {
 		"| ⚠️ WARN (warning) | LIFE-004 | SHOULD | 2025-11-25 | stdio | early notification \\(tolerated: TOL-2\\) | [TOL-2](https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation) |",
 		"| ☑️ FAIL (baselined) | LIFE-010 | MUST | 2025-11-25 | stdio | plain-text 400 |  |",
 		"",
+		"Reproduce one without mcpconform: mcpconform repro report.json ID --revision REVISION prints a standalone sh script that runs it against the same target (exit 1: the violation is seen, 0: fixed).",
+		"",
 		"### Baseline",
 		"",
 		"❌ 1 stale entry now passes (a stale entry fails the run): remove it from .mcpconform-baseline.yaml",

@@ -266,6 +266,26 @@
     var spec = initial();
     if (spec) only(spec); else apply();
   }
+  // Reproduce: the copy button copies the script next to it.
+  doc.addEventListener("click", function (ev) {
+    var b = ev.target.closest && ev.target.closest("button[data-copy]");
+    if (!b) return;
+    var pre = b.closest("details.repro").querySelector("pre.script");
+    var done = function () { b.textContent = "copied"; setTimeout(function () { b.textContent = "copy"; }, 1500); };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(pre.textContent).then(done, function () { selectText(pre); });
+    } else {
+      selectText(pre);
+      try { if (document.execCommand("copy")) done(); } catch (e) { /* selected: copy by hand */ }
+    }
+  });
+  function selectText(el) {
+    var r = document.createRange();
+    r.selectNodeContents(el);
+    var s = window.getSelection();
+    s.removeAllRanges();
+    s.addRange(r);
+  }
   window.addEventListener("hashchange", reveal);
   reveal();
   root.setAttribute("data-js", "ready");
