@@ -25,6 +25,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/policy"
+	"github.com/mcpconform/mcpconform/internal/repro"
 	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -513,6 +514,11 @@ func writeList(w io.Writer, all bool) {
 			continue
 		}
 		fmt.Fprintf(w, "    check: %s\n", strings.Join(sources[r.ID], ", "))
+		if judged, note := repro.Coverage(r.ID); judged {
+			fmt.Fprintf(w, "    repro: judged (%s)\n", note)
+		} else {
+			fmt.Fprintf(w, "    repro: %s\n", note)
+		}
 		if k := killers[r.ID]; len(k) > 0 {
 			sort.Strings(k)
 			fmt.Fprintf(w, "    killed by: %s\n", strings.Join(k, ", "))

@@ -80,22 +80,30 @@ var rules = map[string]rule{
 // of the same input comes with them).
 var crashLike = []string{"RPC-005", "RPC-006", "RPC-008"}
 
-// Unjudged lists the requirements with a check whose scripts cannot
-// judge automatically, and why (mcpconform list shows it).
-func Unjudged(id string) (why string, ok bool) {
-	if _, ok := rules[id]; ok {
-		return "", false
-	}
+// Coverage says what the scripts of a requirement's results judge
+// (mcpconform list shows it): judged, or why they replay the exchange and
+// exit 2.
+func Coverage(id string) (judged bool, note string) {
 	switch id {
+	case "RPC-014":
+		return true, "a crash or hang after the input: no answer to the era's liveness request"
 	case "RPC-005":
-		return "", false // crashes, and a wrong parse-error code, are judged
-	case "RPC-006", "RPC-008":
-		return "", false
+		return true, "judged when the server stopped answering (as RPC-014) or answered another code than -32700; other sub-cases (oversized input dropped, executed invalid UTF-8) replay and exit 2"
+	case "RPC-006":
+		return true, "judged when the server stopped answering (as RPC-014); an executed invalid request replays and exits 2 (its many envelope sub-cases have no rule yet)"
+	case "RPC-008":
+		return true, "judged when a batch is executed in a revision without batches, or the server stopped answering; the 2025-03-26 acceptance replays and exits 2"
+	}
+	if r, ok := rules[id]; ok {
+		return true, r.expect
 	}
 	if r, ok := catalog.Get(id); ok && len(r.Transports) == 1 && r.Transports[0] == "stdio" {
-		return "repro: replays the exchange; judging its framing or process behaviour needs the harness", true
+		return false, "replays the exchange and exits 2: stdio framing and process behaviour have no short rule yet"
 	}
-	return "repro: replays the exchange; no short rule judges its answer yet (compare with the expected)", true
+	if strings.HasPrefix(id, "AUTH-") {
+		return false, "replays the exchange and exits 2: the tokens it needs are the run's, which a script never holds"
+	}
+	return false, "replays the exchange and exits 2: no short rule judges its answer yet (compare with the expected)"
 }
 
 // ruleFor returns the rule of a result (by its requirement and message).
