@@ -514,16 +514,16 @@ func writeList(w io.Writer, all bool) {
 			continue
 		}
 		fmt.Fprintf(w, "    check: %s\n", strings.Join(sources[r.ID], ", "))
-		if judged, note := repro.Coverage(r.ID); judged {
-			fmt.Fprintf(w, "    repro: judged (%s)\n", note)
-		} else {
-			fmt.Fprintf(w, "    repro: %s\n", note)
-		}
 		if k := killers[r.ID]; len(k) > 0 {
 			sort.Strings(k)
 			fmt.Fprintf(w, "    killed by: %s\n", strings.Join(k, ", "))
 		} else {
 			fmt.Fprintln(w, "    killed by: no mutant (the kill matrix fails)")
+		}
+		if judged, note := repro.Coverage(r.ID); judged {
+			fmt.Fprintf(w, "    repro: judged (%s)\n", note)
+		} else {
+			fmt.Fprintf(w, "    repro: %s\n", note)
 		}
 	}
 	fmt.Fprintf(w, "\n%d requirements with checks (of %d in the catalog)\n", len(checked), len(catalog.All()))
