@@ -46,6 +46,21 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 		w("if [ \"$c\" = %d ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n", j.code)
 		w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead\"; fi\n")
 		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
+	case judgeMember:
+		if last.id == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+			return
+		}
+		w("answer %s || {\n", sq(ereQuote(last.id)))
+		noAnswer("the request")
+		w("}\n")
+		if j.want != "" {
+			w("printf '%%s\\n' \"$ans\" | grep -qE %s || verdict 1 \"$EXPECTED\" %s\n", sq(j.want), sq(j.wantSays+": ")+`"$ans"`)
+		}
+		if j.bad != "" {
+			w("printf '%%s\\n' \"$ans\" | grep -qE %s && verdict 1 \"$EXPECTED\" %s\n", sq(j.bad), sq(j.badSays+": ")+`"$ans"`)
+		}
+		w("verdict 0 \"$EXPECTED\" \"its answer: $ans\"\n")
 	case judgeStatus:
 		w("if [ \"$status\" = 000 ]; then verdict 2 \"$EXPECTED\" 'no HTTP response'; fi\n")
 		if j.deleted >= 0 && j.deleted < len(p.msgs)-1 {

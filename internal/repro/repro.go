@@ -12,6 +12,7 @@ package repro
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -70,8 +71,35 @@ func Generate(rep *result.Report, res result.Result, opt Options) (string, error
 	if transport != res.Transport {
 		in.target = result.Target{Transport: transport}
 	}
+	in.tx = crashTranscript(rep, res, in)
 	return in.script()
 }
+
+// crashTranscript is the transcript to take a crash from: the result's
+// own, or, for a run-wide liveness failure whose own transcript does not
+// hold the input that stopped the server, that of the check it names
+// ("seen during RPC-005 [2025-11-25]").
+func crashTranscript(rep *result.Report, res result.Result, in input) []result.Exchange {
+	if r, ok := in.ruleFor(); !ok || r.judge.kind != judgeCrash || len(pickCrash(in)) > 0 {
+		return in.tx
+	}
+	m := seenDuring.FindStringSubmatch(res.Message)
+	if m == nil {
+		return in.tx
+	}
+	for _, o := range rep.Results {
+		if o.Requirement == m[1] && o.Revision == m[2] && o.Transport == res.Transport {
+			alt := in
+			alt.tx = o.Transcript
+			if len(pickCrash(alt)) > 0 {
+				return o.Transcript
+			}
+		}
+	}
+	return in.tx
+}
+
+var seenDuring = regexp.MustCompile(`seen during ([A-Z]+-[0-9]+) \[([0-9-]+)\]`)
 
 // Judged reports whether the script of res judges the violation (exit 0
 // or 1) rather than replaying the exchange for a person to compare (exit
@@ -79,6 +107,7 @@ func Generate(rep *result.Report, res result.Result, opt Options) (string, error
 func Judged(rep *result.Report, res result.Result) (bool, string) {
 	in := input{requirement: res.Requirement, revision: res.Revision, transport: res.Transport,
 		message: res.Message, target: rep.Target, tx: res.Transcript}
+	in.tx = crashTranscript(rep, res, in)
 	p := in.plan()
 	return p.judge.kind != judgeNone, p.judge.why
 }

@@ -32,12 +32,18 @@ const (
 	// judgeParse: the answer to unparseable input (an error without id)
 	// must carry -32700; another code is the violation.
 	judgeParse
+	// judgeMember: the answer to the last message must match want (an
+	// ERE over the normalised answer) and must not match bad.
+	judgeMember
 )
 
 type judge struct {
 	kind   judgeKind
 	code   int
 	status int
+	// want, bad: judgeMember's expressions; wantSays, badSays what a
+	// mismatch means.
+	want, bad, wantSays, badSays string
 	// deleted: the index (in the plan's messages) of the DELETE whose
 	// acceptance the status judgement presupposes; -1 for none.
 	deleted int
@@ -69,6 +75,15 @@ var rules = map[string]rule{
 		expect: "a 2026-07-28 request missing required _meta protocol fields gets error -32602"},
 	"RES-004": {judge: judge{kind: judgeCode, code: -32602}, pick: pickWrongAnswer(-32602, method("resources/read")),
 		expect: "resources/read of an unknown URI gets error -32602 (2026-07-28; -32002 in earlier revisions)"},
+	"RPC-001": {judge: judge{kind: judgeMember, want: `"jsonrpc":"2\.0"`, wantSays: `its answer lacks "jsonrpc":"2.0"`},
+		pick:   pickAnswer(func(body string) bool { return !strings.Contains(norm(body), `"jsonrpc":"2.0"`) }),
+		expect: `every message the server sends carries "jsonrpc": "2.0"`},
+	"RPC-003": {judge: judge{kind: judgeMember, bad: `"result":.*"error":|"error":.*"result":`, badSays: "its answer carries both result and error"},
+		pick: pickAnswer(func(body string) bool {
+			b := norm(body)
+			return strings.Contains(b, `"result":`) && strings.Contains(b, `"error":`)
+		}),
+		expect: "a response carries either result or error, never both"},
 	"HTTP-001": {judge: judge{kind: judgeStatus, status: 403, deleted: -1}, pick: pickHeader("Origin"),
 		expect: "a request with an invalid Origin header gets HTTP 403 Forbidden"},
 	"HTTP-008": {judge: judge{kind: judgeStatus, status: 404}, pick: pickAfterDelete,
@@ -322,6 +337,44 @@ func answerCode(body, req string) int {
 		}
 	}
 	return 0
+}
+
+// pickAnswer: the last request whose recorded answer (its line) bad
+// holds for.
+func pickAnswer(bad func(answer string) bool) func(in input) []int {
+	return func(in input) []int {
+		for i := len(in.tx) - 1; i >= 0; i-- {
+			e := in.tx[i]
+			if !sent(e) || handshakeMsg(e) {
+				continue
+			}
+			if a := in.answerOf(i); a >= 0 && bad(answerLine(in.tx[a].Body, e.Body)) {
+				return []int{i}
+			}
+		}
+		return nil
+	}
+}
+
+// answerLine is the line of body answering the request req.
+func answerLine(body, req string) string {
+	id, _ := idAndMethod([]byte(req))
+	for _, line := range strings.Split(body, "\n") {
+		if rid, m := idAndMethod([]byte(line)); rid == id && m == "" {
+			return line
+		}
+	}
+	return ""
+}
+
+// norm drops JSON whitespace as the scripts do.
+func norm(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func method(name string) func(msg) bool { return func(m msg) bool { return m.method == name } }
