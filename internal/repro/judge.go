@@ -46,6 +46,21 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 		w("if [ \"$c\" = %d ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n", j.code)
 		w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead\"; fi\n")
 		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
+	case judgeExecuted:
+		probe := in.probe()
+		in.writeMsg(w, probe, len(p.msgs)+2)
+		if stdio {
+			w("answer %s || {\n", sq(ereQuote(probe.id)))
+			noAnswer("the request that followed the invalid one")
+			w("}\n")
+			w("out=$(norm <\"$tmp/out\")\n")
+		} else {
+			w("out=$(cat \"$tmp/j$((n-1))\")\n")
+		}
+		w("ran=$(printf '%%s\\n' \"$out\" | grep '\"result\":' | grep -v '\"id\":\"mcpconform-repro-' | sed -n 1p)\n")
+		w("[ -n \"$ran\" ] && verdict 1 \"$EXPECTED\" \"it executed the invalid request: $ran\"\n")
+		w("rej=$(printf '%%s\\n' \"$out\" | grep '\"error\":' | sed -n 1p)\n")
+		w("verdict 0 \"$EXPECTED\" \"it did not execute it${rej:+ (answer: $rej)}\"\n")
 	case judgeMember:
 		if last.id == "" {
 			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")

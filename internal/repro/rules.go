@@ -32,6 +32,10 @@ const (
 	// judgeParse: the answer to unparseable input (an error without id)
 	// must carry -32700; another code is the violation.
 	judgeParse
+	// judgeExecuted: an invalid request must not be executed: after it and
+	// the probe, no result may answer anything but the script's own
+	// requests.
+	judgeExecuted
 	// judgeMember: the answer to the last message must match want (an
 	// ERE over the normalised answer) and must not match bad.
 	judgeMember
@@ -105,7 +109,7 @@ func Coverage(id string) (judged bool, note string) {
 	case "RPC-005":
 		return true, "judged when the server stopped answering (as RPC-014) or answered another code than -32700; other sub-cases (oversized input dropped, executed invalid UTF-8) replay and exit 2"
 	case "RPC-006":
-		return true, "judged when the server stopped answering (as RPC-014); an executed invalid request replays and exits 2 (its many envelope sub-cases have no rule yet)"
+		return true, "judged when an invalid request is executed (a result comes back for it) or the server stopped answering (as RPC-014); a wrong or missing error replays and exits 2"
 	case "RPC-008":
 		return true, "judged when a batch is executed in a revision without batches, or the server stopped answering; the 2025-03-26 acceptance replays and exits 2"
 	}
@@ -135,6 +139,11 @@ func (in input) ruleFor() (rule, bool) {
 			return rule{judge: judge{kind: judgeParse}, pick: pickUnparseable,
 				expect: "unparseable input gets error -32700 (Parse error)"}, true
 		}
+	case "RPC-006":
+		if strings.Contains(in.message, "executed") {
+			return rule{judge: judge{kind: judgeExecuted}, pick: pickExecutedInvalid,
+				expect: "an invalid request (wrong jsonrpc, an id that is null, fractional or not a string or integer, no method, params not an object) is rejected with -32600, never executed"}, true
+		}
 	case "RPC-008":
 		if in.revision != string(catalog.R20250326) && strings.Contains(in.message, "executed") {
 			return rule{judge: judge{kind: judgeBatch}, pick: pickBatch,
@@ -147,9 +156,17 @@ func (in input) ruleFor() (rule, bool) {
 
 func (j judge) expectation(in input) string {
 	if r, ok := in.ruleFor(); ok {
-		e := r.expect
-		if in.link != "" {
-			e += " (" + in.link + ")"
+		e, link := r.expect, in.link
+		if r.judge.kind == judgeCrash && in.requirement != "RPC-014" {
+			// the liveness requirement's sentence, not the input's
+			if req, ok := catalog.Get("RPC-014"); ok {
+				if ls := req.Links(catalog.Revision(in.revision)); len(ls) > 0 {
+					link = ls[0]
+				}
+			}
+		}
+		if link != "" {
+			e += " (" + link + ")"
 		}
 		return e
 	}
@@ -482,6 +499,65 @@ func pickUnparseable(in input) []int {
 			}
 			if sent(x) && x.Conn == e.Conn && !in.isProbe(x) {
 				break
+			}
+		}
+	}
+	return nil
+}
+
+// invalidRequest: a JSON object that is no valid JSON-RPC 2.0 request of
+// MCP's (id a string or an integer, method a string, params an object).
+func invalidRequest(b []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	if string(m["jsonrpc"]) != `"2.0"` {
+		return true
+	}
+	if id, ok := m["id"]; ok {
+		var n json.Number
+		var str string
+		if json.Unmarshal(id, &str) != nil && (json.Unmarshal(id, &n) != nil || strings.ContainsAny(string(id), ".eE")) {
+			return true
+		}
+	}
+	var method string
+	if json.Unmarshal(m["method"], &method) != nil {
+		return true
+	}
+	if p, ok := m["params"]; ok && (len(p) == 0 || p[0] != '{') {
+		return true
+	}
+	return false
+}
+
+// pickExecutedInvalid: the last invalid request after which (before the
+// connection's next input) a result arrived that answers no probe.
+func pickExecutedInvalid(in input) []int {
+	for i := len(in.tx) - 1; i >= 0; i-- {
+		e := in.tx[i]
+		if !sent(e) || handshakeMsg(e) || !invalidRequest(in.msgOf(e).body) {
+			continue
+		}
+		probes := map[string]bool{}
+		for j := i + 1; j < len(in.tx); j++ {
+			x := in.tx[j]
+			if x.Conn != e.Conn {
+				continue
+			}
+			if sent(x) {
+				if !in.isProbe(x) {
+					break
+				}
+				id, _ := idAndMethod([]byte(x.Body))
+				probes[id] = true
+				continue
+			}
+			if x.Direction == "recv" && x.Kind == "message" && strings.Contains(norm(x.Body), `"result":`) {
+				if id, _ := idAndMethod([]byte(x.Body)); !probes[id] {
+					return []int{i}
+				}
 			}
 		}
 	}
