@@ -27,12 +27,14 @@ test:
 # (reports/htmlbrowser_test.go) and the reference fixture's verdicts with
 # and without --parallel (fixtures/killmatrix/parallel_test.go), and the
 # scripts of mcpconform repro for every kill-matrix row's FAIL results
-# against the mutant and the reference (fixtures/killmatrix/repro_test.go). ~3
+# against the mutant and the reference (fixtures/killmatrix/repro_test.go)
+# and those of a go-sdk v1.8.0 example's crashes (internal/repro/gosdk_test.go,
+# builds two go-sdk examples). ~3
 # minutes; their shrinking is bounded in time, so they run on their own,
 # not beside the kill matrix.
-SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts|TestReproGoSDK
 test-slow:
-	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/
+	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
 
 # The third-party corpus (fixtures/thirdparty, slow, not part of test):
 # installs pinned independent servers (npm and go-sdk examples) into
@@ -96,7 +98,7 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags slow ./fuzz/ ./reports/ ./fixtures/killmatrix/
+	$(GO) vet -tags slow ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
 	@$(GO) run ./cmd/mcpconform list --all | diff -u suites/checks.txt - \
 		|| { echo "suites/checks.txt differs from 'mcpconform list --all': run make checks-list and commit it"; exit 1; }
 	@$(GO) run ./cmd/mcpconform list --markdown | diff -u docs/requirements.md - \
