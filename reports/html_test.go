@@ -515,3 +515,21 @@ func TestHTMLTranscriptDataClipsAndShares(t *testing.T) {
 		t.Errorf("refs %+v", refs)
 	}
 }
+
+// Each FAIL and WARN has its reproduction script, escaped like every
+// text of the page, and no credential of the transcript reaches it.
+func TestHTMLReproduceSection(t *testing.T) {
+	page := renderHTMLPage(t, htmlHostileReport(false, false))
+	if n := strings.Count(page, `<details class="repro">`); n != 2 {
+		t.Errorf("want a Reproduce section for the FAIL and the WARN, got %d", n)
+	}
+	if !strings.Contains(page, "mcpconform repro report.json LIFE-002 --revision 2025-11-25") || !strings.Contains(page, "data-copy") {
+		t.Errorf("the Reproduce section lacks its command or its copy button")
+	}
+	for _, secret := range []string{"sekrit-token-value", "sekrit-cookie"} {
+		if strings.Contains(page, secret) {
+			t.Errorf("a credential of the transcript reached the page: %s", secret)
+		}
+	}
+	checkHTMLInert(t, page)
+}
