@@ -122,17 +122,21 @@ type probe struct {
 }
 
 type exercise struct {
-	tools    []tool
-	noTools  string // why no tool was called
-	policy   bool   // noTools because of the call policy
-	refused  int    // tools the policy refused
-	phases   []*phase
-	cancel   *phase   // D (nil when not run)
-	probes   []*probe // D's cancelled calls (none when every call answered in time)
-	natural  map[string]time.Duration
-	modern   bool
-	http     bool
-	revision string
+	tools   []tool
+	noTools string // why no tool was called
+	policy  bool   // noTools because of the call policy
+	refused int    // tools the policy refused
+	phases  []*phase
+	cancel  *phase   // D (nil when not run)
+	probes  []*probe // D's cancelled calls (none when every call answered in time)
+	natural map[string]time.Duration
+	// naturalMsg is each tool's uncancelled response (A's), to tell the
+	// call's own result, arriving in a race with its cancellation, from an
+	// answer to the cancellation.
+	naturalMsg map[string]*jsonrpc.Message
+	modern     bool
+	http       bool
+	revision   string
 }
 
 var exercises = c.NewMemo[*exercise]("the utilities exercise")
@@ -143,7 +147,7 @@ func exerciseFor(t *c.T) *exercise {
 }
 
 func runExercise(t *c.T) *exercise {
-	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}}
+	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}, naturalMsg: map[string]*jsonrpc.Message{}}
 	ex.tools, ex.noTools, ex.policy, ex.refused = callableTools(t)
 	if len(ex.tools) == 0 {
 		return ex
@@ -200,6 +204,7 @@ func runExercise(t *c.T) *exercise {
 	for _, cl := range plans[0].calls {
 		if cl.resp != nil && cl.resp.Msg != nil {
 			ex.natural[cl.tool] = cl.resp.Elapsed
+			ex.naturalMsg[cl.tool] = cl.resp.Msg
 		}
 	}
 	return ex
