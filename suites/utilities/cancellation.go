@@ -3,6 +3,7 @@ package utilities
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -194,10 +195,14 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 		return false, what + " was answered before its cancellation went out"
 	}
 	graceEnd := pr.cancelAt.Add(cancelGrace)
+	settled := settledSeq(d, pr.cancelSeq)
 	if all {
 		for _, e := range d.events {
 			if e.f.Dir != wire.In || e.f.Seq < pr.cancelSeq || !e.f.Time.After(graceEnd) || e.msg.Kind() != jsonrpc.KindNotification {
 				continue
+			}
+			if e.f.Seq < settled {
+				continue // the server had not read the cancellation yet: a race
 			}
 			after := e.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
 			switch e.msg.Method {
@@ -215,7 +220,7 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 	}
 	natural, known := ex.natural[cl.tool]
 	if pr.immediate {
-		return judgeImmediate(t, pr, resp, graceEnd, natural, known)
+		return judgeImmediate(t, pr, resp, graceEnd, settled, natural, known)
 	}
 	switch {
 	case !known:
@@ -228,6 +233,8 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 		after := resp.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
 		elapsed := resp.f.Time.Sub(sent.f.Time)
 		switch {
+		case resp.f.Time.After(graceEnd) && resp.f.Seq < settled:
+			return false, fmt.Sprintf("%s was answered %s after its cancellation, before the server answered a request sent after the cancellation (it had not read it yet): a race", what, after)
 		case resp.f.Time.After(graceEnd):
 			t.Violation("no response once the request is cancelled (grace window "+cancelGrace.String()+")", c.Clip(resp.f.Raw),
 				"the cancelled %s was answered %s after notifications/cancelled", what, after)
@@ -252,6 +259,24 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 	}
 	t.Note("%s (uncancelled: %s) was cancelled after %s and stayed silent for the %s it was watched", what, natural.Round(time.Millisecond), cancelAfter, cancelWatch)
 	return true, ""
+}
+
+// settledSeq is the Seq of the first answer to a request sent after the
+// cancellation (cancelSeq): from then on the server has read it. With no
+// such answer, math.MaxInt64: nothing after the cancellation is judged a
+// violation of it.
+func settledSeq(d *phase, cancelSeq int64) int64 {
+	later := map[string]bool{}
+	for _, e := range d.events {
+		switch {
+		case e.f.Seq <= cancelSeq:
+		case e.f.Dir == wire.Out && e.msg.Kind() == jsonrpc.KindRequest:
+			later[e.msg.ID.LooseKey()] = true
+		case e.f.Dir == wire.In && e.msg.Kind() == jsonrpc.KindResponse && e.msg.HasID && later[e.msg.ID.LooseKey()]:
+			return e.f.Seq
+		}
+	}
+	return math.MaxInt64
 }
 
 // outcome names a response's kind: a JSON-RPC error with its code, a tool
@@ -283,11 +308,11 @@ func sameOutcome(m, natural *jsonrpc.Message) bool {
 // response after the grace window breaks the requirement; one within it is
 // the race the spec allows; silence, for a call that answers within the
 // watch uncancelled, is the cancellation honoured.
-func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, natural time.Duration, known bool) (bool, string) {
+func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, settled int64, natural time.Duration, known bool) (bool, string) {
 	what := describeCall(pr.cl)
 	if resp != nil {
 		after := resp.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
-		if resp.f.Time.After(graceEnd) {
+		if resp.f.Time.After(graceEnd) && resp.f.Seq > settled {
 			t.Violation("no response once the request is cancelled (grace window "+cancelGrace.String()+")", c.Clip(resp.f.Raw),
 				"%s, cancelled right after it was sent, was answered %s after notifications/cancelled", what, after)
 		}

@@ -378,6 +378,7 @@ func runCancel(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) []*probe
 		}
 		pr := &probe{cl: cl, cancelAt: time.Now()}
 		_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
+		settle(t, s)
 		<-done // bounded by the call's timeout
 		ph.calls = append(ph.calls, cl)
 		probes = append(probes, pr)
@@ -422,6 +423,7 @@ func cancelAtOnce(t *c.T, s *session.Session, ph *phase, tl tool, i int) *probe 
 	<-onWire(t, ph.conn, cl.id, mark, done)
 	pr := &probe{cl: cl, cancelAt: time.Now(), immediate: true}
 	_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
+	settle(t, s)
 	<-done
 	ph.calls = append(ph.calls, cl)
 	watchAfterCancel(t, pr)
@@ -669,6 +671,16 @@ func describeCall(cl *call) string {
 
 // watchAfterCancel waits out the watch window after pr's cancellation (what
 // arrives in it is judged) and marks the probe watched.
+// settle sends the era's probe request right after a cancellation, in the
+// background: once the server has answered it, it has read the
+// cancellation (stdio is read in order), and what it sends for the
+// cancelled request from then on, past the race window, is no race
+// (settledSeq; the run-wide CAN-003 rule reads the same event).
+func settle(t *c.T, s *session.Session) {
+	m, p := t.Probe()
+	go func() { _, _ = s.Call(t.Ctx, m, p, nil) }()
+}
+
 func watchAfterCancel(t *c.T, pr *probe) {
 	if d := time.Until(pr.cancelAt.Add(cancelWatch)); d > 0 {
 		w := time.NewTimer(d)
