@@ -484,24 +484,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 // is registered (file:line) and the mutants of the kill matrix that kill it
 // (suites/checks.txt is this output with --all; make lint diffs it).
 func writeList(w io.Writer, all bool) {
-	checked := map[string]bool{}
-	for _, id := range checkedIDs() {
-		checked[id] = true
-	}
-	sources := conform.Sources()
-	killers := map[string][]string{}
-	for _, m := range fixtures.Mutants() {
-		if m.FuzzOnly {
-			continue
-		}
-		name := m.Name
-		if len(m.Transports) == 1 {
-			name += " (" + m.Transports[0] + ")"
-		}
-		for _, id := range m.Kills {
-			killers[id] = append(killers[id], name)
-		}
-	}
+	checked, sources, killers := checkIndex(true)
 	fmt.Fprintln(w, "ID  LEVEL  REVISIONS  TRANSPORTS  TITLE")
 	fmt.Fprintln(w, "    check: where it is registered; killed by: the kill-matrix mutants that fail it")
 	for _, r := range catalog.All() {
