@@ -177,7 +177,9 @@ func TestSeqFindsLifecycleDefects(t *testing.T) {
 func TestReferenceHasNoFinding(t *testing.T) {
 	for _, rev := range []catalog.Revision{"", catalog.LatestLegacy} {
 		t.Run("stdio/"+string(rev), func(t *testing.T) {
-			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30})
+			// The case count decides; the duration only bounds a hung
+			// campaign (a loaded machine runs fewer cases a second).
+			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30, Duration: 5 * time.Minute})
 			if len(res.Findings) > 0 || res.Cases < (len(Properties())-len(res.Skipped))*30 || len(res.Skipped) > 1 {
 				t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 			}
@@ -190,7 +192,7 @@ func TestReferenceHasNoFinding(t *testing.T) {
 		}
 		defer stop()
 		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
-		res := campaign(t, tg, Config{Checks: 30})
+		res := campaign(t, tg, Config{Checks: 30, Duration: 5 * time.Minute})
 		if len(res.Findings) > 0 || res.Cases < len(Properties())*30 || len(res.Skipped) > 0 {
 			t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 		}

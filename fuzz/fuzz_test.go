@@ -5,6 +5,7 @@ import (
 	"flag"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,5 +209,21 @@ func TestRawFaultsAreLabelled(t *testing.T) {
 	// case flaky and unshrunk).
 	if len(res.Findings) != 1 || res.Findings[0].Signature() != "raw/fault/executed-wrong-jsonrpc-version" || res.Findings[0].Flaky || len(res.Findings[0].Messages) > 2 {
 		t.Fatalf("findings: %+v", res.Findings)
+	}
+}
+
+// TestStandsAlone: the fuzzer carries neither the suite's checks nor its
+// test framework (a server author's fuzz binary, a ClusterFuzzLite build).
+func TestStandsAlone(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, "onsi/ginkgo") || strings.Contains(dep, "onsi/gomega") ||
+			strings.Contains(dep, "mcpconform/suites") && !strings.HasSuffix(dep, "/suites/mcptarget") ||
+			strings.HasSuffix(dep, "/internal/conform") || strings.HasSuffix(dep, "/internal/runner") {
+			t.Errorf("the fuzzer depends on %s", dep)
+		}
 	}
 }

@@ -16,12 +16,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/trigger"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
@@ -84,7 +84,7 @@ type harness struct {
 	// answered (with its id): requests up to that deep are awaited.
 	deepAnswered atomic.Int64
 	invalid      []invalidReq     // requests to refuse (params.go)
-	trigger      *conform.Trigger // the run's catalog_change trigger (nil: none), for seq
+	trigger      *trigger.Trigger // the run's catalog_change trigger (nil: none), for seq
 	prompts      []promptInfo
 	uris         []string
 	templates    []string

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -174,7 +173,7 @@ func (m *seqModel) catalogChange(ctx context.Context, st Step, msgs [][]byte) []
 	// One deadline for all the announcements of the step: the suite's
 	// patience for what a server may never send (10 × the p99 of the
 	// answer times observed, at least 250 ms, at most the timeout).
-	patience := (&conform.Env{Target: m.h.tg}).Patience()
+	patience := m.h.tg.Patience()
 	wctx, cancel := context.WithTimeout(ctx, patience)
 	defer cancel()
 	for _, k := range listKinds {

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/conform"
@@ -18,7 +19,9 @@ var aftersalesTrigger = &conform.Trigger{Tool: "catalog_control", Arguments: map
 func TestSeqCatalogStepsOnReference(t *testing.T) {
 	for _, rev := range []catalog.Revision{catalog.LatestLegacy, ""} {
 		t.Run(string(rev), func(t *testing.T) {
-			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30, Rounds: 1, Properties: []string{PropSeq}, CatalogChange: aftersalesTrigger})
+			// The case count decides, not a clock: the duration only bounds
+			// a hung campaign (on a loaded machine 30 cases take longer).
+			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30, Rounds: 1, Properties: []string{PropSeq}, CatalogChange: aftersalesTrigger, Duration: 3 * time.Minute})
 			if len(res.Findings) > 0 || res.PerProperty[PropSeq] < 30 {
 				t.Fatalf("%v cases, findings: %+v", res.PerProperty, res.Findings)
 			}

@@ -29,23 +29,35 @@ func writeTolerances(w io.Writer) {
 	fmt.Fprintf(w, "\n%d tolerances\n", len(catalog.Tolerances()))
 }
 
+// checkIndex returns which requirements have a check, where each is
+// registered (file:line) and the kill-matrix mutants that kill it (named
+// with their transport when they run on one only, if withTransport).
+func checkIndex(withTransport bool) (checked map[string]bool, sources map[string][]string, killers map[string][]string) {
+	checked = map[string]bool{}
+	for _, id := range checkedIDs() {
+		checked[id] = true
+	}
+	killers = map[string][]string{}
+	for _, m := range fixtures.Mutants() {
+		if m.FuzzOnly {
+			continue
+		}
+		name := m.Name
+		if withTransport && len(m.Transports) == 1 {
+			name += " (" + m.Transports[0] + ")"
+		}
+		for _, id := range m.Kills {
+			killers[id] = append(killers[id], name)
+		}
+	}
+	return checked, conform.Sources(), killers
+}
+
 // writeCatalogMarkdown prints the catalog as docs/requirements.md: every
 // requirement with its level, revisions, transports, statement, links and
 // where its check lives, then the tolerances (make lint diffs the file).
 func writeCatalogMarkdown(w io.Writer) {
-	checked := map[string]bool{}
-	for _, id := range checkedIDs() {
-		checked[id] = true
-	}
-	sources := conform.Sources()
-	killers := map[string][]string{}
-	for _, m := range fixtures.Mutants() {
-		if !m.FuzzOnly {
-			for _, id := range m.Kills {
-				killers[id] = append(killers[id], m.Name)
-			}
-		}
-	}
+	checked, sources, killers := checkIndex(false)
 	cell := func(s string) string {
 		return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
 	}

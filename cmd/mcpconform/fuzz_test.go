@@ -120,3 +120,22 @@ func TestFuzzShouldFindingIsWarn(t *testing.T) {
 		}
 	}
 }
+
+// TestFuzzHelpShowsOnlyFuzzerFlags: the tokens only the suite's checks use
+// are flags of mcpconform run, not of mcpconform fuzz.
+func TestFuzzHelpShowsOnlyFuzzerFlags(t *testing.T) {
+	out, errOut, _, _ := cli(t, nil, "fuzz", "--help")
+	help := out + errOut
+	if !strings.Contains(help, "-bearer-env") || !strings.Contains(help, "-duration") {
+		t.Fatalf("fuzz --help lacks its own flags:\n%s", help)
+	}
+	for _, f := range []string{"second-bearer", "weak-bearer", "expired-bearer", "foreign-bearer"} {
+		if strings.Contains(help, f) {
+			t.Errorf("fuzz --help lists %s, which only the suite reads", f)
+		}
+	}
+	runOut, runErr, _, _ := cli(t, nil, "run", "--help")
+	if !strings.Contains(runOut+runErr, "foreign-bearer-env") {
+		t.Errorf("run --help lost --foreign-bearer-env")
+	}
+}

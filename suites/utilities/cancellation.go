@@ -3,6 +3,7 @@ package utilities
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -194,10 +195,14 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 		return false, what + " was answered before its cancellation went out"
 	}
 	graceEnd := pr.cancelAt.Add(cancelGrace)
+	settled := settledSeq(d, pr.cancelSeq)
 	if all {
 		for _, e := range d.events {
 			if e.f.Dir != wire.In || e.f.Seq < pr.cancelSeq || !e.f.Time.After(graceEnd) || e.msg.Kind() != jsonrpc.KindNotification {
 				continue
+			}
+			if e.f.Seq < settled {
+				continue // the server had not read the cancellation yet: a race
 			}
 			after := e.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
 			switch e.msg.Method {
@@ -215,7 +220,7 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 	}
 	natural, known := ex.natural[cl.tool]
 	if pr.immediate {
-		return judgeImmediate(t, pr, resp, graceEnd, natural, known)
+		return judgeImmediate(t, pr, resp, graceEnd, settled, natural, known)
 	}
 	switch {
 	case !known:
@@ -228,9 +233,16 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 		after := resp.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
 		elapsed := resp.f.Time.Sub(sent.f.Time)
 		switch {
+		case resp.f.Time.After(graceEnd) && resp.f.Seq < settled:
+			return false, fmt.Sprintf("%s was answered %s after its cancellation, before the server answered a request sent after the cancellation (it had not read it yet): a race", what, after)
 		case resp.f.Time.After(graceEnd):
 			t.Violation("no response once the request is cancelled (grace window "+cancelGrace.String()+")", c.Clip(resp.f.Raw),
 				"the cancelled %s was answered %s after notifications/cancelled", what, after)
+		case elapsed < natural*3/4 && sameOutcome(resp.msg, ex.naturalMsg[cl.tool]):
+			// The call's own outcome, as uncancelled: the work finished
+			// before the server read the cancellation (on a loaded machine
+			// a call's duration varies). The clock alone decides nothing.
+			return false, fmt.Sprintf("%s was answered %s after its cancellation with the outcome it has uncancelled (%s): its work finished, a race", what, after, outcome(resp.msg))
 		case elapsed < natural*3/4:
 			msg := fmt.Sprintf("the server answered the cancelled %s %s after notifications/cancelled, long before the %s the call takes uncancelled: a response to the cancellation",
 				what, after, natural.Round(time.Millisecond))
@@ -249,15 +261,58 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 	return true, ""
 }
 
+// settledSeq is the Seq of the first answer to a request sent after the
+// cancellation (cancelSeq): from then on the server has read it. With no
+// such answer, math.MaxInt64: nothing after the cancellation is judged a
+// violation of it.
+func settledSeq(d *phase, cancelSeq int64) int64 {
+	later := map[string]bool{}
+	for _, e := range d.events {
+		switch {
+		case e.f.Seq <= cancelSeq:
+		case e.f.Dir == wire.Out && e.msg.Kind() == jsonrpc.KindRequest:
+			later[e.msg.ID.LooseKey()] = true
+		case e.f.Dir == wire.In && e.msg.Kind() == jsonrpc.KindResponse && e.msg.HasID && later[e.msg.ID.LooseKey()]:
+			return e.f.Seq
+		}
+	}
+	return math.MaxInt64
+}
+
+// outcome names a response's kind: a JSON-RPC error with its code, a tool
+// execution error (isError) or a result.
+func outcome(m *jsonrpc.Message) string {
+	if m == nil {
+		return "none"
+	}
+	if code, ok := m.ErrorCode(); ok {
+		return fmt.Sprintf("error %d", code)
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	if json.Unmarshal(m.Result, &r) == nil && r.IsError {
+		return "an isError result"
+	}
+	return "a result"
+}
+
+// sameOutcome reports whether a cancelled call's response has the kind of
+// outcome its uncancelled call had (both results, both isError, or errors
+// with one code).
+func sameOutcome(m, natural *jsonrpc.Message) bool {
+	return natural != nil && outcome(m) == outcome(natural)
+}
+
 // judgeImmediate judges a call cancelled right after it was sent: a
 // response after the grace window breaks the requirement; one within it is
 // the race the spec allows; silence, for a call that answers within the
 // watch uncancelled, is the cancellation honoured.
-func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, natural time.Duration, known bool) (bool, string) {
+func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, settled int64, natural time.Duration, known bool) (bool, string) {
 	what := describeCall(pr.cl)
 	if resp != nil {
 		after := resp.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
-		if resp.f.Time.After(graceEnd) {
+		if resp.f.Time.After(graceEnd) && resp.f.Seq > settled {
 			t.Violation("no response once the request is cancelled (grace window "+cancelGrace.String()+")", c.Clip(resp.f.Raw),
 				"%s, cancelled right after it was sent, was answered %s after notifications/cancelled", what, after)
 		}

@@ -122,17 +122,21 @@ type probe struct {
 }
 
 type exercise struct {
-	tools    []tool
-	noTools  string // why no tool was called
-	policy   bool   // noTools because of the call policy
-	refused  int    // tools the policy refused
-	phases   []*phase
-	cancel   *phase   // D (nil when not run)
-	probes   []*probe // D's cancelled calls (none when every call answered in time)
-	natural  map[string]time.Duration
-	modern   bool
-	http     bool
-	revision string
+	tools   []tool
+	noTools string // why no tool was called
+	policy  bool   // noTools because of the call policy
+	refused int    // tools the policy refused
+	phases  []*phase
+	cancel  *phase   // D (nil when not run)
+	probes  []*probe // D's cancelled calls (none when every call answered in time)
+	natural map[string]time.Duration
+	// naturalMsg is each tool's uncancelled response (A's), to tell the
+	// call's own result, arriving in a race with its cancellation, from an
+	// answer to the cancellation.
+	naturalMsg map[string]*jsonrpc.Message
+	modern     bool
+	http       bool
+	revision   string
 }
 
 var exercises = c.NewMemo[*exercise]("the utilities exercise")
@@ -143,7 +147,7 @@ func exerciseFor(t *c.T) *exercise {
 }
 
 func runExercise(t *c.T) *exercise {
-	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}}
+	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}, naturalMsg: map[string]*jsonrpc.Message{}}
 	ex.tools, ex.noTools, ex.policy, ex.refused = callableTools(t)
 	if len(ex.tools) == 0 {
 		return ex
@@ -200,6 +204,7 @@ func runExercise(t *c.T) *exercise {
 	for _, cl := range plans[0].calls {
 		if cl.resp != nil && cl.resp.Msg != nil {
 			ex.natural[cl.tool] = cl.resp.Elapsed
+			ex.naturalMsg[cl.tool] = cl.resp.Msg
 		}
 	}
 	return ex
@@ -373,6 +378,7 @@ func runCancel(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) []*probe
 		}
 		pr := &probe{cl: cl, cancelAt: time.Now()}
 		_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
+		settle(t, s)
 		<-done // bounded by the call's timeout
 		ph.calls = append(ph.calls, cl)
 		probes = append(probes, pr)
@@ -417,6 +423,7 @@ func cancelAtOnce(t *c.T, s *session.Session, ph *phase, tl tool, i int) *probe 
 	<-onWire(t, ph.conn, cl.id, mark, done)
 	pr := &probe{cl: cl, cancelAt: time.Now(), immediate: true}
 	_, pr.cancelErr = s.Notify(t.Ctx, "notifications/cancelled", map[string]any{"requestId": cl.id, "reason": "mcpconform: cancellation check"})
+	settle(t, s)
 	<-done
 	ph.calls = append(ph.calls, cl)
 	watchAfterCancel(t, pr)
@@ -664,6 +671,16 @@ func describeCall(cl *call) string {
 
 // watchAfterCancel waits out the watch window after pr's cancellation (what
 // arrives in it is judged) and marks the probe watched.
+// settle sends the era's probe request right after a cancellation, in the
+// background: once the server has answered it, it has read the
+// cancellation (stdio is read in order), and what it sends for the
+// cancelled request from then on, past the race window, is no race
+// (settledSeq; the run-wide CAN-003 rule reads the same event).
+func settle(t *c.T, s *session.Session) {
+	m, p := t.Probe()
+	go func() { _, _ = s.Call(t.Ctx, m, p, nil) }()
+}
+
 func watchAfterCancel(t *c.T, pr *probe) {
 	if d := time.Until(pr.cancelAt.Add(cancelWatch)); d > 0 {
 		w := time.NewTimer(d)

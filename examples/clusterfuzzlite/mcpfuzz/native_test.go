@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/fuzz"
-	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/suites/mcptarget"
 )
 
 func FuzzServer(f *testing.F) {
-	fuzz.Fuzz(f, suites.Stdio("go", "run", "../cmd/server"))
+	fuzz.Fuzz(f, mcptarget.Stdio("go", "run", "../cmd/server"))
 }
