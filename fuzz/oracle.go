@@ -3,7 +3,6 @@ package fuzz
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -60,51 +59,56 @@ func judgeBadArgs(modern bool, r *sent, resp *jsonrpc.Message) []problem {
 	return nil // a fair answer, or one the message model judges
 }
 
-// judgeFault judges the answer to a malformed message with the suite's
-// rules (judge.FaultAnswer): fault names the fault of the message whose id
-// it carries (judge.FaultUnparseable for an error addressed to no request).
-func judgeFault(fault judge.Fault, resp *jsonrpc.Message) (problem, bool) {
-	_, why, bad := judge.FaultAnswer(fault, resp)
-	if !bad {
-		return problem{}, false
+// judgeFault judges reply, the answer to raw, a message with fault f,
+// with the suite's rules (judge.FaultAnswer, as RPC-005 and RPC-006 grade
+// it): each deviation a problem whose code names the judge's rule
+// (faultRule).
+func judgeFault(raw []byte, f judge.Fault, reply judge.Reply) []problem {
+	var out []problem
+	for _, d := range judge.FaultAnswer(f, judge.SentID(raw), reply) {
+		code := d.Kind + "-" + string(f)
+		switch d.Kind {
+		case "executed":
+			code = "executed-" + string(f)
+		case "other-id":
+			code = "executed-invalid-id-other-id"
+		case "wrong-code":
+			code = "wrong-error-code-" + string(f)
+		}
+		detail := d.Why
+		if reply.Msg != nil {
+			detail += ": " + clip(reply.Msg.Raw)
+		}
+		out = append(out, problem{"fault", code, detail + " (sent: " + clip(raw) + ")"})
 	}
-	if resp.HasResult {
-		return problem{"fault", "executed-" + string(fault), fmt.Sprintf("a message with %s (id %s) was %s: %s",
-			strings.ReplaceAll(string(fault), "-", " "), clip([]byte(resp.ID.String())), why, clip(resp.Raw))}, true
+	return out
+}
+
+// faultRule returns the rule judge.FaultAnswer named for a problem
+// judgeFault reported (false: code is no such problem's).
+func faultRule(code string) (judge.Rule, bool) {
+	if code == "executed-invalid-id-other-id" {
+		return judge.ExecutedInvalidID, true
 	}
-	what := "an error addressed to no request"
-	if fault != judge.FaultUnparseable {
-		what = fmt.Sprintf("the error answering a message with %s (id %s)", strings.ReplaceAll(string(fault), "-", " "), clip([]byte(resp.ID.String())))
+	for _, f := range judge.Faults() {
+		switch code {
+		case "executed-" + string(f):
+			r, _ := judge.Executed(f)
+			return r, true
+		case "wrong-error-code-" + string(f):
+			return judge.WrongCode(f), true
+		case "unanswered-" + string(f):
+			return judge.Silence(f), true
+		case "null-id-" + string(f):
+			return judge.NullID(f), true
+		}
 	}
-	return problem{"fault", "wrong-error-code", fmt.Sprintf("%s was %s: %s", what, why, clip(resp.Raw))}, true
+	return judge.Rule{}, false
 }
 
 // jsonDepth returns the deepest nesting of arrays and objects in raw
-// (strings skipped; raw need not be valid).
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
-}
+// (judge.Depth).
+func jsonDepth(raw []byte) int { return judge.Depth(raw) }
 
 // crossedWith returns the other request in flight whose method's result
 // the response resp (invalid for its own method) has the shape of: the

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
@@ -110,35 +111,17 @@ func (t *T) PacedArgs(tool json.RawMessage, d time.Duration) (args map[string]an
 	return args, source, ok
 }
 
-// Adaptive waits. A wait for something a server may legitimately never
-// send is derived from the server's observed pace (Target.Latency: the
-// answer times of cheap requests so far), never the per-request timeout,
-// which is only the limit for a hung server.
+// Adaptive waits (target.Patience: the suite and the fuzzer wait alike).
 const (
 	// PatienceFloor is the shortest adaptive wait.
-	PatienceFloor = 250 * time.Millisecond
-	// patienceFactor multiplies the observed p99.
-	patienceFactor = 10
+	PatienceFloor = target.PatienceFloor
 	// minLatencySamples: with fewer answers observed, the timeout is used.
-	minLatencySamples = 5
+	minLatencySamples = target.MinLatencySamples
 )
 
 // Patience is how long to wait for an answer the server may legitimately
-// never send, when no barrier can decide it: patienceFactor × the p99 of
-// the answer times observed so far, at least PatienceFloor, at most the
-// per-request timeout (also used while fewer than minLatencySamples answers
-// were observed).
-func (e *Env) Patience() time.Duration {
-	to := e.Target.Timeout
-	if to <= 0 {
-		to = 5 * time.Second
-	}
-	l := e.Target.Latency()
-	if l.Count() < minLatencySamples {
-		return to
-	}
-	return min(max(PatienceFloor, patienceFactor*l.Quantile(0.99)), to)
-}
+// never send, when no barrier can decide it (target.Patience).
+func (e *Env) Patience() time.Duration { return e.Target.Patience() }
 
 // Patience is Env.Patience.
 func (t *T) Patience() time.Duration { return t.Env.Patience() }
@@ -189,11 +172,7 @@ func (e *Env) QuietWindow() time.Duration {
 	if e.Target == nil {
 		return DefaultWindow
 	}
-	l := e.Target.Latency()
-	if l.Count() < minLatencySamples {
-		return DefaultWindow
-	}
-	return min(max(WindowFloor, windowFactor*l.Quantile(0.99)), DefaultWindow)
+	return e.Target.QuietWindow()
 }
 
 // Window is Env.QuietWindow.

@@ -341,6 +341,9 @@ type Reply struct {
 // Deviation is one rule an answer breaks, and why.
 type Deviation struct {
 	Rule Rule
+	// Kind names the deviation: "executed", "other-id" (executed and
+	// answered with another id), "wrong-code", "unanswered", "null-id".
+	Kind string
 	Why  string
 }
 
@@ -363,24 +366,24 @@ func FaultAnswer(f Fault, sentID string, reply Reply) []Deviation {
 		if f == FaultEmbeddedNewline {
 			return nil // judged by STD-004's own probe (what each line got)
 		}
-		return []Deviation{{Silence(f), fmt.Sprintf("a message with %s got no answer although the server answered the request sent after it; %s would tell the client", words(f), codesText(f))}}
+		return []Deviation{{Silence(f), "unanswered", fmt.Sprintf("a message with %s got no answer although the server answered the request sent after it; %s would tell the client", words(f), codesText(f))}}
 	}
 	if resp.HasResult {
 		if f == FaultInvalidID && sentID != "" && RawID(resp) != sentID {
-			return []Deviation{{ExecutedInvalidID, fmt.Sprintf("a request with an invalid id (%s) was executed and answered with id %s; a response carries the id of the request it answers", sentID, RawID(resp))}}
+			return []Deviation{{ExecutedInvalidID, "other-id", fmt.Sprintf("a request with an invalid id (%s) was executed and answered with id %s; a response carries the id of the request it answers", sentID, RawID(resp))}}
 		}
 		r, why := Executed(f)
 		if why == "" {
 			return nil
 		}
-		return []Deviation{{r, fmt.Sprintf("a message with %s was %s", words(f), why)}}
+		return []Deviation{{r, "executed", fmt.Sprintf("a message with %s was %s", words(f), why)}}
 	}
 	var out []Deviation
 	if code, ok := resp.ErrorCode(); ok && answerCodes[f] != nil && !slices.Contains(answerCodes[f], code) {
-		out = append(out, Deviation{WrongCode(f), fmt.Sprintf("a message with %s got error %d; %s answers it", words(f), code, codesText(f))})
+		out = append(out, Deviation{WrongCode(f), "wrong-code", fmt.Sprintf("a message with %s got error %d; %s answers it", words(f), code, codesText(f))})
 	}
 	if resp.HasID && resp.ID.IsNull() {
-		out = append(out, Deviation{NullID(f), fmt.Sprintf(`the error answering a message with %s carries "id": null; the MCP schema wants the id omitted (plain JSON-RPC, tolerated: TOL-14)`, words(f))})
+		out = append(out, Deviation{NullID(f), "null-id", fmt.Sprintf(`the error answering a message with %s carries "id": null; the MCP schema wants the id omitted (plain JSON-RPC, tolerated: TOL-14)`, words(f))})
 	}
 	return out
 }
