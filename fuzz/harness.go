@@ -104,6 +104,12 @@ type harness struct {
 	quiet       map[string]bool
 	unprobed    bool
 	alwaysProbe bool
+	// pace holds, per kind of request (paceKey), the longest answer time
+	// observed: a request of a kind the server has answered is waited for
+	// a multiple of that (and at least the patience), one of a kind never
+	// answered yet for the per-response timeout.
+	paceMu sync.Mutex
+	pace   map[string]time.Duration
 	// valid caches the message model's verdict on server messages
 	// already validated (the same list or probe answer comes back case
 	// after case).
@@ -175,6 +181,46 @@ func (h *harness) knowLatency(ctx context.Context) {
 // before a barrier request decides (target.Patience).
 func (h *harness) patience() time.Duration { return min(h.tg.Patience(), h.timeout) }
 
+// paceKey names the kind of a request whose answer times are alike: the
+// method, and the tool or prompt it names.
+func paceKey(method string, params json.RawMessage) string {
+	if method != "tools/call" && method != "prompts/get" {
+		return method
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return method + " " + p.Name
+}
+
+// observePace records that a request of kind key was answered after d.
+func (h *harness) observePace(key string, d time.Duration) {
+	h.paceMu.Lock()
+	defer h.paceMu.Unlock()
+	if h.pace == nil {
+		h.pace = map[string]time.Duration{}
+	}
+	if d > h.pace[key] {
+		h.pace[key] = d
+	}
+}
+
+// waitFor is how long a request of kind key is waited for once the
+// barrier after it was answered: target.PatienceFactor × the longest
+// answer time observed for its kind, at least the patience; the
+// per-response timeout (the bound for a hung server) for a kind never
+// answered yet.
+func (h *harness) waitFor(key string) time.Duration {
+	h.paceMu.Lock()
+	d, ok := h.pace[key]
+	h.paceMu.Unlock()
+	if !ok {
+		return h.timeout
+	}
+	return min(max(h.patience(), target.PatienceFactor*d), h.timeout)
+}
+
 func (h *harness) close() {
 	if h.s != nil {
 		h.s.Close()
@@ -220,7 +266,8 @@ type sent struct {
 	// answer was still due when this case began: an answer to this id may
 	// be that one's, and is never held against this case alone.
 	earlier string
-	depth   int // nesting, when past judge.ParserDepthFloor
+	depth   int    // nesting, when past judge.ParserDepthFloor
+	pace    string // paceKey
 	// refuse: a request the server must refuse (unknown method, invalid
 	// params), judged by judgeRefusal
 	refuse *invalidReq
@@ -332,7 +379,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		switch {
 		case kind == judge.FaultNone && err == nil && m.Kind() == jsonrpc.KindRequest && reqs[m.ID.Key()] == nil,
 			kind == judge.FaultTooDeep && err == nil && m.Kind() == jsonrpc.KindRequest && m.JSONRPC == "2.0" && m.MethodIsString && m.ID.Valid() && reqs[m.ID.Key()] == nil:
-			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()], quiet: quiet[m.ID.Key()]}
+			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()], quiet: quiet[m.ID.Key()], pace: paceKey(m.Method, m.Params)}
 			if kind == judge.FaultTooDeep {
 				// Valid JSON deeper than some parsers go (serde_json stops
 				// at 128 levels, go-sdk at 10000): a parse error, addressed
@@ -354,7 +401,13 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			if _, taken := loose[m.ID.LooseKey()]; !taken {
 				loose[m.ID.LooseKey()] = r
 			}
-		case kind == judge.FaultNone && err == nil && m.Kind() == jsonrpc.KindNotification:
+		case (kind == judge.FaultNone || kind == judge.FaultTooDeep && m.JSONRPC == "2.0" && m.MethodIsString) && err == nil && m.Kind() == jsonrpc.KindNotification:
+			if kind == judge.FaultTooDeep {
+				// nested deep: a parse error (addressed to no request) is
+				// a fair answer, silence too; a cancellation still counts
+				faults++
+				idless = append(idless, i)
+			}
 			if m.Method == "notifications/cancelled" {
 				var p struct {
 					RequestID json.RawMessage `json:"requestId"`
@@ -391,6 +444,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 
 	out := outcome{resp: map[string]*jsonrpc.Message{}, header: map[string]http.Header{}, status: map[string]int{}}
 	mark := h.tg.Recorder.Seq()
+	began := time.Now()
 	var probs []problem
 	var wg sync.WaitGroup
 	var rejMu sync.Mutex
@@ -571,8 +625,14 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			}
 			switch r := reqs[e.Msg.ID.Key()]; {
 			case r != nil && e.Msg.HasID:
+				if i, ok := faultIdx[e.Msg.ID.Key()]; ok {
+					faultAnswered[i] = true // a request nested deep, answered
+				}
 				if d := int64(r.depth); d > h.deepAnswered.Load() {
 					h.deepAnswered.Store(d)
+				}
+				if r.count == 0 && r.earlier == "" && !e.Frame.Time.IsZero() {
+					h.observePace(r.pace, e.Frame.Time.Sub(began))
 				}
 				r.count++
 				method = r.method
@@ -644,44 +704,40 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	// answered by id (over HTTP, the one its exchange carried): each to
 	// one it answers fairly if there is one; what is left of the faults
 	// got no answer, judged once the probe after the case was answered.
-	for _, e := range idlessAnswers {
-		cand, fair := -1, false
+	fairTo := func(i int, e session.Event) bool {
+		return kinds[i] != judge.FaultNone && (stdio || msgExchange[i] == e.Frame.Exchange) &&
+			len(judge.FaultAnswer(kinds[i], "", judge.Reply{Msg: e.Msg, Status: msgStatus[i]})) == 0
+	}
+	var unfair []session.Event
+	for _, e := range idlessAnswers { // first each answer to a fault it answers fairly
+		matched := false
 		for i := range msgs {
-			if kinds[i] == judge.FaultNone || faultAnswered[i] || !stdio && msgExchange[i] != e.Frame.Exchange {
-				continue
-			}
-			if cand < 0 {
-				cand = i
-			}
-			if len(judge.FaultAnswer(kinds[i], "", judge.Reply{Msg: e.Msg, Status: msgStatus[i]})) == 0 {
-				cand, fair = i, true
+			if !faultAnswered[i] && fairTo(i, e) {
+				faultAnswered[i], matched = true, true
 				break
+			}
+		}
+		if !matched {
+			unfair = append(unfair, e)
+		}
+	}
+	for _, e := range unfair {
+		further := false // a further answer (a message split over lines gets one per line)
+		for i := range msgs {
+			further = further || fairTo(i, e)
+		}
+		if further {
+			continue
+		}
+		cand := -1
+		for i := range msgs {
+			if kinds[i] != judge.FaultNone && (stdio || msgExchange[i] == e.Frame.Exchange) && (cand < 0 || !faultAnswered[i] && faultAnswered[cand]) {
+				cand = i
 			}
 		}
 		if cand >= 0 {
 			faultAnswered[cand] = true
-			if !fair {
-				probs = append(probs, judgeFault(msgs[cand], kinds[cand], judge.Reply{Msg: e.Msg, Status: msgStatus[cand]})...)
-			}
-			continue
-		}
-		// a further answer (a message split over lines gets one per line):
-		// fair when it would answer one of the case's faults
-		first := -1
-		for i := range msgs {
-			if kinds[i] == judge.FaultNone {
-				continue
-			}
-			if first < 0 {
-				first = i
-			}
-			if len(judge.FaultAnswer(kinds[i], "", judge.Reply{Msg: e.Msg, Status: msgStatus[i]})) == 0 {
-				first = -2
-				break
-			}
-		}
-		if first >= 0 {
-			probs = append(probs, judgeFault(msgs[first], kinds[first], judge.Reply{Msg: e.Msg, Status: msgStatus[first]})...)
+			probs = append(probs, judgeFault(msgs[cand], kinds[cand], judge.Reply{Msg: e.Msg, Status: msgStatus[cand]})...)
 		}
 	}
 	if probe && perr == nil && !closed {
@@ -711,7 +767,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				// the probe after the case was answered (else the server
 				// was lost, reported above): the barrier says no answer
 				// is coming
-				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s), although the server answered the %s sent after it (and %s more went by)", r.method, clip([]byte(r.id.String())), h.probe, h.patience())})
+				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s), although the server answered the %s sent after it (and %s more went by)", r.method, clip([]byte(r.id.String())), h.probe, h.waitFor(r.pace).Round(time.Millisecond))})
 			case r.count == 2 && (r.earlier != "" || r.quiet):
 				// one of them answers the earlier case's message
 			case r.count > 1:
@@ -780,14 +836,17 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 // by then), for what a server that answers concurrently may still send
 // for the case: the answers to its requests and to its faults of a kind
 // the server has answered before, up to the server's patience
-// (target.Patience); the answers to its other faults (idless: those
-// addressed to no request), the quiet window. Whatever has not come by
-// then is judged missing.
+// (target.Patience), a request of a kind the server was seen to take
+// longer on a multiple of that (waitFor); the answers to its other faults
+// (idless: those addressed to no request), the quiet window. Whatever has
+// not come by then is judged missing.
 func (h *harness) awaitAfterBarrier(ctx context.Context, s *session.Session, mark int64, reqs map[string]*sent, faultIDs map[string]judge.Fault, cancels []string, idless int) {
 	strong, weak := map[string]bool{}, map[string]bool{}
+	wait := h.patience() // the longest wait for a wanted answer
 	for k, r := range reqs {
 		if !r.mayDrop {
 			strong[k] = true
+			wait = max(wait, h.waitFor(r.pace))
 		}
 	}
 	for k, kind := range faultIDs {
@@ -805,7 +864,7 @@ func (h *harness) awaitAfterBarrier(ctx context.Context, s *session.Session, mar
 		}
 	}
 	began := time.Now()
-	window, patience := h.tg.QuietWindow(), h.patience()
+	window, patience := h.tg.QuietWindow(), wait
 	wctx, cancel := context.WithTimeout(ctx, patience)
 	defer cancel()
 	after := mark

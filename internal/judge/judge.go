@@ -366,6 +366,9 @@ func FaultAnswer(f Fault, sentID string, reply Reply) []Deviation {
 		if f == FaultEmbeddedNewline {
 			return nil // judged by STD-004's own probe (what each line got)
 		}
+		if f == FaultTooDeep && sentID == "" {
+			return nil // a notification nested deep: nothing to answer
+		}
 		return []Deviation{{Silence(f), "unanswered", fmt.Sprintf("a message with %s got no answer although the server answered the request sent after it; %s would tell the client", words(f), codesText(f))}}
 	}
 	if resp.HasResult {
