@@ -2,8 +2,8 @@ package jsonrpc
 
 import (
 	"encoding/json"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
