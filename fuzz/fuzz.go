@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/catalogchange"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -67,7 +67,7 @@ type Config struct {
 	// CatalogChange is the run's catalog_change trigger (the config key the
 	// suite's STALE and SUB checks use; nil: none): the state machines fire
 	// it, and its restore step, between their other steps.
-	CatalogChange *conform.Trigger
+	CatalogChange *catalogchange.Trigger
 	// Status turns on the status line on Out: rewritten in place when Live
 	// (a terminal), otherwise a plain line every PlainEvery.
 	Status, Live bool

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -325,7 +324,7 @@ func (h *harness) prepareTools(ctx context.Context, pol policy.CallPolicy) (bool
 			}
 			ti := toolInfo{name: tool.Name, types: map[string]string{}}
 			ti.schema, _ = toolschema.Compile(tool.InputSchema)
-			ti.base, _ = conform.DeriveArgs(tool.InputSchema)
+			ti.base, _ = toolschema.DeriveArgs(tool.InputSchema)
 			if ti.base == nil {
 				ti.base = map[string]any{}
 			}

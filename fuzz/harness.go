@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/catalogchange"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
@@ -82,8 +82,8 @@ type harness struct {
 	// deepAnswered is the deepest nesting of a request the server has
 	// answered (with its id): requests up to that deep are awaited.
 	deepAnswered atomic.Int64
-	invalid      []invalidReq     // requests to refuse (params.go)
-	trigger      *conform.Trigger // the run's catalog_change trigger (nil: none), for seq
+	invalid      []invalidReq           // requests to refuse (params.go)
+	trigger      *catalogchange.Trigger // the run's catalog_change trigger (nil: none), for seq
 	prompts      []promptInfo
 	uris         []string
 	templates    []string

@@ -17,7 +17,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/policy"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
-	"github.com/mcpconform/mcpconform/suites"
+	mcptarget "github.com/mcpconform/mcpconform/target"
 	"pgregory.net/rapid"
 
 	"github.com/mcpconform/mcpconform/internal/rapidrun"
@@ -75,7 +75,7 @@ func WithStrict() Option { return func(c *nativeConfig) { c.strict = true } }
 // own repository:
 //
 //	func FuzzServer(f *testing.F) {
-//		fuzz.Fuzz(f, suites.Stdio("go", "run", "./cmd/server"))
+//		fuzz.Fuzz(f, target.Stdio("go", "run", "./cmd/server"))
 //	}
 //
 // Plain `go test` replays the seed inputs and testdata/fuzz/FuzzServer;
@@ -89,7 +89,7 @@ func WithStrict() Option { return func(c *nativeConfig) { c.strict = true } }
 // testdata/fuzz/FuzzServer, where plain `go test` replays it. A SHOULD-level
 // finding is logged as WARN. The server is started once per fuzzing worker
 // and again after a crash.
-func Fuzz(f *testing.F, tg suites.Target, opts ...Option) {
+func Fuzz(f *testing.F, tg mcptarget.Target, opts ...Option) {
 	f.Helper()
 	c := &nativeConfig{timeout: 5 * time.Second}
 	for _, o := range opts {
@@ -223,7 +223,7 @@ func (n *native) check(t *rapid.T, report func(t *rapid.T, f Finding, text strin
 // fuzz tests with go-118-fuzz-build, which replaces the testing package
 // of the fuzz test's file with its own, so the server's test calls
 //
-//	tg := fuzz.NewTarget(suites.Stdio(server))
+//	tg := fuzz.NewTarget(target.Stdio(server))
 //	f.Fuzz(func(t *testing.T, data []byte) {
 //		if err := tg.Input(data); err != nil {
 //			t.Fatal(err)
@@ -237,7 +237,7 @@ type Target struct{ n *native }
 
 // NewTarget returns the target; the server is started at the first input.
 // A configuration error is returned by every Input.
-func NewTarget(tg suites.Target, opts ...Option) *Target {
+func NewTarget(tg mcptarget.Target, opts ...Option) *Target {
 	c := &nativeConfig{timeout: 5 * time.Second}
 	for _, o := range opts {
 		o(c)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -19,7 +18,7 @@ import (
 
 // Catalog-change steps of the state machines: the run's catalog_change
 // trigger (the config key the suite's STALE and SUB checks use,
-// conform.Trigger) fired in the middle of a sequence, its restore step
+// catalogchange.Trigger) fired in the middle of a sequence, its restore step
 // too, any number of times. The model: on a legacy session, a list whose
 // capability declares listChanged and that the step changed (its items
 // before and after differ) is announced with its
@@ -174,7 +173,7 @@ func (m *seqModel) catalogChange(ctx context.Context, st Step, msgs [][]byte) []
 	// One deadline for all the announcements of the step: the suite's
 	// patience for what a server may never send (10 × the p99 of the
 	// answer times observed, at least 250 ms, at most the timeout).
-	patience := (&conform.Env{Target: m.h.tg}).Patience()
+	patience := m.h.tg.Patience()
 	wctx, cancel := context.WithTimeout(ctx, patience)
 	defer cancel()
 	for _, k := range listKinds {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/target"
 )
 
 // NewTarget, the testing-free form for engines that replace the testing
@@ -17,14 +17,14 @@ import (
 // requirement, within a bounded number of inputs.
 func TestTargetInput(t *testing.T) {
 	env := fuzzWithEnv()
-	ref := NewTarget(suites.Stdio(os.Args[0], "aftersales"), env, WithTimeout(2*time.Second))
+	ref := NewTarget(target.Stdio(os.Args[0], "aftersales"), env, WithTimeout(2*time.Second))
 	defer ref.Close()
 	for i := range 30 {
 		if err := ref.Input([]byte(fmt.Sprint("input ", i))); err != nil {
 			t.Fatalf("input %d against the reference: %v", i, err)
 		}
 	}
-	mut := NewTarget(suites.Stdio(os.Args[0], "aftersales", "--mutant", "exit-on-deep-nesting"), env, WithTimeout(2*time.Second), WithProperties(PropRaw))
+	mut := NewTarget(target.Stdio(os.Args[0], "aftersales", "--mutant", "exit-on-deep-nesting"), env, WithTimeout(2*time.Second), WithProperties(PropRaw))
 	defer mut.Close()
 	for i := range 3000 {
 		err := mut.Input([]byte(fmt.Sprint("input ", i)))

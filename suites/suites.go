@@ -27,28 +27,20 @@ import (
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/reports"
+	mcptarget "github.com/mcpconform/mcpconform/target"
 	_ "github.com/mcpconform/mcpconform/suites/all" // the checks
 )
 
-// Target is the server under test.
-type Target struct {
-	command []string
-	url     string
-}
+// Target is the server under test (package target's Target: the fuzzer takes the
+// same description).
+type Target = mcptarget.Target
 
-// Stdio checks a server launched as command with args, speaking stdio.
-func Stdio(command string, args ...string) Target {
-	return Target{command: append([]string{command}, args...)}
-}
+// Stdio checks a server launched as command with args, speaking stdio
+// (package target's Stdio).
+func Stdio(command string, args ...string) Target { return mcptarget.Stdio(command, args...) }
 
-// HTTP checks a Streamable HTTP endpoint.
-func HTTP(url string) Target { return Target{url: url} }
-
-// Command returns the command line of a stdio target (nil for HTTP).
-func (t Target) Command() []string { return append([]string(nil), t.command...) }
-
-// URL returns the endpoint of an HTTP target ("" for stdio).
-func (t Target) URL() string { return t.url }
+// HTTP checks a Streamable HTTP endpoint (package target's HTTP).
+func HTTP(url string) Target { return mcptarget.HTTP(url) }
 
 // Option tunes a Run.
 type Option func(*config)
@@ -174,7 +166,7 @@ func Run(t *testing.T, tg Target, opts ...Option) {
 	}
 	redactor := wire.NewRedactor(c.bearer, c.second, c.weak, c.expired, c.foreign)
 	trg := &target.Target{
-		Command: tg.command, URL: tg.url, Env: c.env, Dir: c.dir, Header: c.header,
+		Command: tg.Command(), URL: tg.URL(), Env: c.env, Dir: c.dir, Header: c.header,
 		Bearer: c.bearer, BearerSource: c.source, Timeout: c.timeout, Recorder: wire.NewRecorder(redactor),
 	}
 	if c.second != "" {

@@ -5,23 +5,16 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/catalogchange"
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
 // Trigger is the user's way to change the server's catalog at run time
-// (config catalog_change): a tool to call with arguments — called whatever
-// the call policy, because the user named it —, or a command to run.
-// Restore, when given, puts the catalog back after the check.
-type Trigger struct {
-	Tool      string
-	Arguments map[string]any
-	Command   []string
-	Restore   *Trigger
-}
+// (config catalog_change; catalogchange.Trigger).
+type Trigger = catalogchange.Trigger
 
 // TriggerKeyHelp tells the user how to enable the checks that need a
 // catalog change.
@@ -57,14 +50,6 @@ func (t *T) NeedTrigger() *Trigger {
 		t.NA("%s", TriggerKeyHelp)
 	}
 	return tr
-}
-
-// Describe names the trigger for messages.
-func (tr *Trigger) Describe() string {
-	if tr.Tool != "" {
-		return "the tool " + tr.Tool
-	}
-	return "the command " + strings.Join(tr.Command, " ")
 }
 
 // FireTrigger performs the catalog change on s (a tool call) or runs the

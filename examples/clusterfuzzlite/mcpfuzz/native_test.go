@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/fuzz"
-	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/target"
 )
 
 func FuzzServer(f *testing.F) {
-	fuzz.Fuzz(f, suites.Stdio("go", "run", "../cmd/server"))
+	fuzz.Fuzz(f, target.Stdio("go", "run", "../cmd/server"))
 }

@@ -4,7 +4,7 @@
 // command directly:
 //
 //	func FuzzServer(f *testing.F) {
-//		fuzz.Fuzz(f, suites.Stdio("go", "run", "./cmd/server"))
+//		fuzz.Fuzz(f, target.Stdio("go", "run", "./cmd/server"))
 //	}
 package extmod
 
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/fuzz"
-	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/target"
 )
 
 func FuzzServer(f *testing.F) {
@@ -28,5 +28,5 @@ func FuzzServer(f *testing.F) {
 	if ps := os.Getenv("MCPCONFORM_FUZZ_PROPERTIES"); ps != "" {
 		opts = append(opts, fuzz.WithProperties(strings.Split(ps, ",")...))
 	}
-	fuzz.Fuzz(f, suites.Stdio(cmd[0], cmd[1:]...), opts...)
+	fuzz.Fuzz(f, target.Stdio(cmd[0], cmd[1:]...), opts...)
 }

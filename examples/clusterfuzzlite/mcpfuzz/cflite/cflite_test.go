@@ -11,22 +11,22 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/fuzz"
-	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/target"
 )
 
 // server is the server's binary: $MCP_SERVER, else mcp-server next to the
 // fuzzer (where .clusterfuzzlite/build.sh puts it, in $OUT), else built
 // and run with go run.
-func server() suites.Target {
+func server() target.Target {
 	if s := os.Getenv("MCP_SERVER"); s != "" {
-		return suites.Stdio(s)
+		return target.Stdio(s)
 	}
 	if exe, err := os.Executable(); err == nil {
 		if s := filepath.Join(filepath.Dir(exe), "mcp-server"); fileExists(s) {
-			return suites.Stdio(s)
+			return target.Stdio(s)
 		}
 	}
-	return suites.Stdio("go", "run", "../../cmd/server")
+	return target.Stdio("go", "run", "../../cmd/server")
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
