@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/toolschema"
+	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
 // argumentFault returns the tool a tools/call names and, when its
@@ -126,4 +127,22 @@ func crossedWith(rev catalog.Revision, resp *jsonrpc.Message, method string, ord
 		}
 	}
 	return nil
+}
+
+// gradeFaultAnswer is how the oracle grades reply, what came back for raw
+// (a message of a case) on transport in revision rev, the server having
+// answered the probe after the case: the fault judge.Classify's, the
+// problems judgeFault's, their rules ruleFor's and the verdicts
+// Finding.grade's — the path every finding of a fault takes. The
+// agreement test holds it to the suite's grading (GradeFaultAnswer in
+// suites/jsonrpc).
+func gradeFaultAnswer(raw []byte, reply judge.Reply, rev catalog.Revision, transport string) []Finding {
+	var out []Finding
+	for _, p := range judgeFault(raw, judge.Classify(raw, transport == wire.Stdio), reply) {
+		f := Finding{Property: PropRaw, Layer: p.Layer, Code: p.Code, Detail: p.Detail, Revision: string(rev), Transport: transport,
+			rule: ruleFor(PropRaw, transport, "ping", p, [][]byte{raw}, nil)}
+		f.grade(false)
+		out = append(out, f)
+	}
+	return out
 }
