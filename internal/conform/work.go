@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -213,10 +214,7 @@ func ApplyFaults(results []result.Result, faults *session.Faults, red *wire.Reda
 			continue
 		}
 		f := kept[0]
-		r.Verdict = WARN
-		if catalog.Level(r.Level) == catalog.MUST {
-			r.Verdict = FAIL
-		}
+		r.Verdict = Verdict(judge.GradeAt(catalog.Level(r.Level), false)) // the one grader's
 		r.Expected = red.String(fmt.Sprintf("the error response to %s (id %s) carries that id", f.Method, requestID(f.Request)))
 		r.Actual = red.String(Clip(f.Response.Raw))
 		r.Message = red.String(fmt.Sprintf("the server answered %s (the only request in flight on %s, %s session) with an error whose id is null; %d such response(s) in the run",

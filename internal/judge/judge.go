@@ -162,22 +162,24 @@ var (
 // rule the input tested.
 func Liveness() Rule { return ServerLost }
 
-// Level returns the level at which a deviation from requirement id is
-// graded in revision rev: the requirement's level there, lowered to
-// SHOULD for a SHOULD sub-case (soft).
-func Level(id string, rev catalog.Revision, soft bool) catalog.Level {
-	r := Rule{Requirement: id}
-	if soft {
-		r.Level = catalog.SHOULD
+// Level returns the level of requirement id in revision rev (its
+// catalog level there; MUST for an id the catalog does not know).
+func Level(id string, rev catalog.Revision) catalog.Level {
+	if req, ok := catalog.Get(id); ok {
+		return req.LevelFor(rev)
 	}
-	j := r.Judge(rev, false, false)
-	return j.Level
+	return catalog.MUST
 }
 
-// VerdictOf is the verdict of a deviation from requirement id in revision
-// rev (soft: a SHOULD sub-case of it): Rule.Judge's.
-func VerdictOf(id string, rev catalog.Revision, soft bool) Verdict {
-	return Grade(Level(id, rev, soft), false)
+// GradeAt is the verdict of a deviation from a requirement of level
+// level: soft marks a SHOULD sub-case of it (graded SHOULD whatever the
+// requirement's level). The run-wide observers and the session layer's
+// faults grade through it, the checks through Grade and Rule.Judge.
+func GradeAt(level catalog.Level, soft bool) Verdict {
+	if soft && level == catalog.MUST {
+		level = catalog.SHOULD
+	}
+	return Grade(level, false)
 }
 
 // Fault is what is wrong with a message a client sent.
