@@ -683,7 +683,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		if e.Msg.Kind() == jsonrpc.KindResponse && (!e.Msg.HasID || e.Msg.ID.IsNull()) {
 			// An error for input whose id could not be read: the id is
 			// omitted or null, which older schemas reject (an ambiguity,
-			// SPEC-DIGEST §17.14, graded by RPC-005/006 and not here).
+			// TOL-14, graded by RPC-005/006 and not here).
 			ps = slices.DeleteFunc(slices.Clone(ps), func(p msgcheck.Problem) bool { return p.Path == "/id" })
 		}
 		if len(ps) > 0 {

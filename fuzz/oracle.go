@@ -44,7 +44,7 @@ func (h *harness) argumentFault(params json.RawMessage) (tool, reason string) {
 
 // judgeBadArgs judges the answer to a tools/call whose arguments break the
 // inputSchema with the suite's TOOL-012 classification (judge.BadArguments):
-// a tool execution error (isError) or, tolerated (SPEC-DIGEST §17.3),
+// a tool execution error (isError) or, tolerated (TOL-3),
 // JSON-RPC -32602. A result without isError means the tool ran on input it
 // declared invalid; another error code puts the rejection in the wrong
 // layer (an internal error is not a validation error).
