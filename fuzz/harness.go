@@ -708,10 +708,19 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		return kinds[i] != judge.FaultNone && (stdio || msgExchange[i] == e.Frame.Exchange) &&
 			len(judge.FaultAnswer(kinds[i], "", judge.Reply{Msg: e.Msg, Status: msgStatus[i]})) == 0
 	}
+	// first the faults whose answer has a code (the others take any)
+	var byPref []int
+	for _, anyAnswer := range []bool{false, true} {
+		for i := range msgs {
+			if kinds[i] != judge.FaultNone && (judge.AnswerCodes(kinds[i]) == nil) == anyAnswer {
+				byPref = append(byPref, i)
+			}
+		}
+	}
 	var unfair []session.Event
 	for _, e := range idlessAnswers { // first each answer to a fault it answers fairly
 		matched := false
-		for i := range msgs {
+		for _, i := range byPref {
 			if !faultAnswered[i] && fairTo(i, e) {
 				faultAnswered[i], matched = true, true
 				break
@@ -721,18 +730,27 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			unfair = append(unfair, e)
 		}
 	}
-	for _, e := range unfair {
-		further := false // a further answer (a message split over lines gets one per line)
-		for i := range msgs {
-			further = further || fairTo(i, e)
-		}
-		if further {
-			continue
-		}
+	for _, e := range unfair { // then to a fault left unanswered, which it answers wrongly
 		cand := -1
-		for i := range msgs {
-			if kinds[i] != judge.FaultNone && (stdio || msgExchange[i] == e.Frame.Exchange) && (cand < 0 || !faultAnswered[i] && faultAnswered[cand]) {
+		for _, i := range byPref {
+			if !faultAnswered[i] && (stdio || msgExchange[i] == e.Frame.Exchange) {
 				cand = i
+				break
+			}
+		}
+		if cand < 0 {
+			further := false // a further answer (a message split over lines gets one per line)
+			for i := range msgs {
+				further = further || fairTo(i, e)
+			}
+			if further {
+				continue
+			}
+			for _, i := range byPref {
+				if stdio || msgExchange[i] == e.Frame.Exchange {
+					cand = i
+					break
+				}
 			}
 		}
 		if cand >= 0 {

@@ -300,7 +300,10 @@ func Depth(raw []byte) int {
 // input that is not JSON (or not UTF-8, which MCP messages are), -32600
 // for JSON that is not a valid request, and -32602 as well for params that
 // are not an object. A message nested past ParserDepthFloor may get any
-// answer (the specification sets no depth): it has no entry.
+// answer (the specification sets no depth), and so may each line of a
+// message split over lines on stdio (the lines of a message the client
+// framed wrongly; STD-004 judges what the message itself got): they have
+// no entry.
 var answerCodes = map[Fault][]int64{
 	FaultUnparseable:     {jsonrpc.CodeParseError},
 	FaultInvalidUTF8:     {jsonrpc.CodeParseError},
@@ -310,7 +313,6 @@ var answerCodes = map[Fault][]int64{
 	FaultWrongVersion:    {jsonrpc.CodeInvalidRequest},
 	FaultInvalidID:       {jsonrpc.CodeInvalidRequest},
 	FaultParamsNotObject: {jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams},
-	FaultEmbeddedNewline: {jsonrpc.CodeParseError},
 }
 
 // AnswerCodes returns the error codes that answer a message with fault f
