@@ -93,6 +93,9 @@ type harness struct {
 	// late holds the id keys of earlier cases' messages on the harness's
 	// session whose answers may still come (faults, cancelled requests)
 	late map[string]string
+	// lateSent holds, for the requests among late, their kind (paceKey)
+	// and when their case began: a late answer tells how slow the kind is.
+	lateSent map[string]lateReq
 	// Probing: a case the server answered whole (every message a request,
 	// each answered) goes without the liveness probe. quiet holds the id
 	// keys of the last case's requests when it was such a case (another
@@ -106,8 +109,7 @@ type harness struct {
 	alwaysProbe bool
 	// pace holds, per kind of request (paceKey), the longest answer time
 	// observed: a request of a kind the server has answered is waited for
-	// a multiple of that (and at least the patience), one of a kind never
-	// answered yet for the per-response timeout.
+	// a multiple of that (and at least the patience).
 	paceMu sync.Mutex
 	pace   map[string]time.Duration
 	// valid caches the message model's verdict on server messages
@@ -194,6 +196,13 @@ func paceKey(method string, params json.RawMessage) string {
 	return method + " " + p.Name
 }
 
+// lateReq is a request left unanswered by its case: its kind and when its
+// case began.
+type lateReq struct {
+	pace string
+	at   time.Time
+}
+
 // observePace records that a request of kind key was answered after d.
 func (h *harness) observePace(key string, d time.Duration) {
 	h.paceMu.Lock()
@@ -208,15 +217,15 @@ func (h *harness) observePace(key string, d time.Duration) {
 
 // waitFor is how long a request of kind key is waited for once the
 // barrier after it was answered: target.PatienceFactor × the longest
-// answer time observed for its kind, at least the patience; the
-// per-response timeout (the bound for a hung server) for a kind never
-// answered yet.
+// answer time observed for its kind (late answers included), at least the
+// patience, at most the per-response timeout (the bound for a hung
+// server).
 func (h *harness) waitFor(key string) time.Duration {
 	h.paceMu.Lock()
 	d, ok := h.pace[key]
 	h.paceMu.Unlock()
 	if !ok {
-		return h.timeout
+		return h.patience()
 	}
 	return min(max(h.patience(), target.PatienceFactor*d), h.timeout)
 }
@@ -231,6 +240,7 @@ func (h *harness) close() {
 func (h *harness) reopen(ctx context.Context) error {
 	h.close()
 	h.late = nil
+	h.lateSent = nil
 	h.quiet = nil
 	h.unprobed = false
 	s, err := h.tg.Open(ctx, h.rev)
@@ -350,6 +360,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	if own {
 		if h.late == nil || len(h.late) > maxLate {
 			h.late = map[string]string{}
+			h.lateSent = map[string]lateReq{}
 		}
 		xo.lateFrom = h.late
 	}
@@ -668,7 +679,12 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 				}
 			case xo.late(e.Msg.ID.Key()) || quiet[e.Msg.ID.Key()]:
 				// a late answer to a request cancelled earlier (or a second
-				// one to the last case's)
+				// one to the last case's): slow, not dropped — its kind is
+				// waited for longer from now on
+				if l, ok := h.lateSent[e.Msg.ID.Key()]; own && ok {
+					h.observePace(l.pace, e.Frame.Time.Sub(l.at))
+					delete(h.lateSent, e.Msg.ID.Key())
+				}
 			case strings.HasPrefix(e.Msg.ID.String(), `"mcpconform-probe-`):
 				// the probe's own response
 				continue
@@ -820,6 +836,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			switch {
 			case r.count == 0 || r.count == 1 && r.earlier != "":
 				h.late[r.id.Key()] = fmt.Sprintf("case %d: %s", caseNo, clip(byKey[r.id.Key()]))
+				if r.count == 0 {
+					h.lateSent[r.id.Key()] = lateReq{r.pace, began}
+				}
 			case r.earlier != "":
 				delete(h.late, r.id.Key()) // both answers came
 			case !probe:
