@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -717,62 +718,64 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		}
 	}
 	// The answers addressed to no request go to the case's faults not
-	// answered by id (over HTTP, the one its exchange carried): each to
-	// one it answers fairly if there is one; what is left of the faults
-	// got no answer, judged once the probe after the case was answered.
-	fairTo := func(i int, e session.Event) bool {
-		return kinds[i] != judge.FaultNone && (stdio || msgExchange[i] == e.Frame.Exchange) &&
-			len(judge.FaultAnswer(kinds[i], "", judge.Reply{Msg: e.Msg, Status: msgStatus[i]})) == 0
-	}
-	// first the faults whose answer has a code (the others take any)
-	var byPref []int
-	for _, anyAnswer := range []bool{false, true} {
-		for i := range msgs {
-			if kinds[i] != judge.FaultNone && (judge.AnswerCodes(kinds[i]) == nil) == anyAnswer {
-				byPref = append(byPref, i)
+	// answered by id; what is left of the faults got no answer, judged
+	// once the probe after the case was answered. In order: a reader
+	// answers the lines (or bodies) it cannot take in the order they came,
+	// so each answer goes to the earliest fault not answered yet (a message
+	// split over lines on stdio takes an answer per line); when none is
+	// left, to one nested deep (which may get any answer or none); past
+	// those it is a further answer, judged only when it answers none of
+	// the case's faults. Over HTTP only the message its exchange carried
+	// is a candidate.
+	owed := make([]int, len(msgs)) // answers each fault may still take
+	for i, raw := range msgs {
+		switch {
+		case kinds[i] == judge.FaultNone || faultAnswered[i]:
+		case kinds[i] == judge.FaultEmbeddedNewline:
+			for _, l := range bytes.FieldsFunc(raw, func(r rune) bool { return r == '\r' || r == '\n' }) {
+				if len(bytes.TrimSpace(l)) > 0 {
+					owed[i]++
+				}
 			}
+		default:
+			owed[i] = 1
 		}
 	}
-	var unfair []session.Event
-	for _, e := range idlessAnswers { // first each answer to a fault it answers fairly
-		matched := false
-		for _, i := range byPref {
-			if !faultAnswered[i] && fairTo(i, e) {
-				faultAnswered[i], matched = true, true
-				break
-			}
-		}
-		if !matched {
-			unfair = append(unfair, e)
-		}
-	}
-	for _, e := range unfair { // then to a fault left unanswered, which it answers wrongly
+	for _, e := range idlessAnswers {
 		cand := -1
-		for _, i := range byPref {
-			if !faultAnswered[i] && (stdio || msgExchange[i] == e.Frame.Exchange) {
-				cand = i
-				break
-			}
-		}
-		if cand < 0 {
-			further := false // a further answer (a message split over lines gets one per line)
+		for _, deep := range []bool{false, true} {
 			for i := range msgs {
-				further = further || fairTo(i, e)
-			}
-			if further {
-				continue
-			}
-			for _, i := range byPref {
-				if stdio || msgExchange[i] == e.Frame.Exchange {
+				if owed[i] > 0 && (kinds[i] == judge.FaultTooDeep) == deep && (stdio || msgExchange[i] == e.Frame.Exchange) {
 					cand = i
 					break
 				}
 			}
+			if cand >= 0 {
+				break
+			}
 		}
-		if cand >= 0 {
-			faultAnswered[cand] = true
-			probs = append(probs, judgeFault(msgs[cand], kinds[cand], judge.Reply{Msg: e.Msg, Status: msgStatus[cand]})...)
+		if cand < 0 {
+			first := -1
+			for i := range msgs {
+				if kinds[i] == judge.FaultNone || !stdio && msgExchange[i] != e.Frame.Exchange {
+					continue
+				}
+				if len(judge.FaultAnswer(kinds[i], "", judge.Reply{Msg: e.Msg, Status: msgStatus[i]})) == 0 {
+					first = -1
+					break
+				}
+				if first < 0 {
+					first = i
+				}
+			}
+			if cand = first; cand < 0 {
+				continue
+			}
+		} else {
+			owed[cand]--
 		}
+		faultAnswered[cand] = true
+		probs = append(probs, judgeFault(msgs[cand], kinds[cand], judge.Reply{Msg: e.Msg, Status: msgStatus[cand]})...)
 	}
 	if probe && perr == nil && !closed {
 		for i := range msgs {
