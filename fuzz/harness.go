@@ -595,7 +595,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 	if probe {
 		if perr == nil {
-			h.awaitAfterBarrier(ctx, s, mark, reqs, faultIDs, cancels, len(idless))
+			h.awaitAfterBarrier(ctx, s, mark, reqs, faultIDs, cancels, len(idless), unknown)
 		}
 		evs = s.Events(mark) // the probe's answer and what came before it
 	}
@@ -880,7 +880,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 // longer on a multiple of that (waitFor); the answers to its other faults
 // (idless: those addressed to no request), the quiet window. Whatever has
 // not come by then is judged missing.
-func (h *harness) awaitAfterBarrier(ctx context.Context, s *session.Session, mark int64, reqs map[string]*sent, faultIDs map[string]judge.Fault, cancels []string, idless int) {
+//
+// unknown counts the responses that came with an id no request had: each
+// stands for a request whose answer will not come with its id.
+func (h *harness) awaitAfterBarrier(ctx context.Context, s *session.Session, mark int64, reqs map[string]*sent, faultIDs map[string]judge.Fault, cancels []string, idless, unknown int) {
 	strong, weak := map[string]bool{}, map[string]bool{}
 	wait := h.patience() // the longest wait for a wanted answer
 	for k, r := range reqs {
@@ -925,7 +928,7 @@ func (h *harness) awaitAfterBarrier(ctx context.Context, s *session.Session, mar
 			return
 		}
 		rest := patience - time.Since(began)
-		if len(strong) == 0 {
+		if len(strong) <= unknown {
 			if len(weak) == 0 && idless <= 0 {
 				return
 			}
