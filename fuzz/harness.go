@@ -666,8 +666,11 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					// read (JSON-RPC 2.0 wants a null id only when it
 					// could not be determined)
 					probs = append(probs, problem{"correlation", "error-without-id", "an error addressed to no request although every message was well-formed: " + clip(e.Msg.Raw)})
-				case !rejected[e.Frame.Exchange]: // a 4xx rejection's body is the HTTP layer's answer
-					idlessAnswers = append(idlessAnswers, e) // matched to the case's faults below
+				case faults > 0:
+					// matched to the case's faults below (the body of a 4xx
+					// rejection too: its code is judged as RPC-005 and
+					// RPC-006 judge it)
+					idlessAnswers = append(idlessAnswers, e)
 				}
 			case faultIDs[e.Msg.ID.Key()] != "":
 				// before the late answers: a re-run of the case (rapid
