@@ -89,6 +89,13 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 			if m.Name == "fuzz-silent-catalog-restore" {
 				cfg.CatalogChange = aftersalesTrigger
 			}
+			if m.Name == "fuzz-hang-on-non-string-state" {
+				// a retry whose state nests past judge.ParserDepthFloor and
+				// goes unanswered is first reported as that (silence to
+				// input nested deep: RPC-005, a WARN, as the suite grades
+				// it); the next round finds the shallow one
+				cfg.Rounds = 2
+			}
 			if m.Name == "fuzz-mrtr-state-lost-between-rounds" {
 				cfg.Duration = 30 * time.Second // probing the tools for input_required takes up to a quarter of it
 			}
