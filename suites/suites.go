@@ -27,8 +27,8 @@ import (
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/reports"
-	mcptarget "github.com/mcpconform/mcpconform/target"
 	_ "github.com/mcpconform/mcpconform/suites/all" // the checks
+	mcptarget "github.com/mcpconform/mcpconform/target"
 )
 
 // Target is the server under test (package target's Target: the fuzzer takes the
