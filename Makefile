@@ -32,7 +32,7 @@ test:
 # builds two go-sdk examples). ~3
 # minutes; their shrinking is bounded in time, so they run on their own,
 # not beside the kill matrix.
-SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts|TestReproGoSDK
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts|TestReproGoSDK
 test-slow:
 	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
 
