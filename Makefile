@@ -33,7 +33,7 @@ test:
 # runs every kill-matrix row again (~13 minutes on a loaded machine); the
 # campaigns' shrinking is bounded in time, so they run on their own, not
 # beside the kill matrix.
-SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts|TestReproGoSDK
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts|TestReproGoSDK
 test-slow:
 	$(GO) test -tags slow -count=1 -timeout 40m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
 

@@ -44,7 +44,7 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 		// the two requests the defect needs.
 		"fuzz-hang-on-concurrent-requests": {PropIDs, "ids/response/no-response", "", 5, 500 * time.Millisecond, 4 * time.Second},
 		"fuzz-crossed-responses":           {PropIDs, "ids/correlation/crossed-responses", "", 5, 0, 8 * time.Second},
-		"fuzz-hang-on-non-string-state":    {PropMRTR, "mrtr/response/no-response", "", 1, 500 * time.Millisecond, 2 * time.Second},
+		"fuzz-hang-on-non-string-state":    {PropMRTR, "mrtr/response/no-response", "", 1, 500 * time.Millisecond, 5 * time.Second},
 		// initialize, initialized, initialize again, a list (a process
 		// per case: shrinking gets 6 s and may keep a step or two more)
 		"fuzz-forget-session-on-second-initialize": {PropSeq, "seq/model/not-served", catalog.LatestLegacy, 6, 0, 6 * time.Second},
@@ -88,6 +88,13 @@ func TestFuzzOnlyMutantsAreFound(t *testing.T) {
 			}
 			if m.Name == "fuzz-silent-catalog-restore" {
 				cfg.CatalogChange = aftersalesTrigger
+			}
+			if m.Name == "fuzz-hang-on-non-string-state" {
+				// a retry whose state nests past judge.ParserDepthFloor and
+				// goes unanswered is first reported as that (silence to
+				// input nested deep: RPC-005, a WARN, as the suite grades
+				// it); the next round finds the shallow one
+				cfg.Rounds = 2
 			}
 			if m.Name == "fuzz-mrtr-state-lost-between-rounds" {
 				cfg.Duration = 30 * time.Second // probing the tools for input_required takes up to a quarter of it

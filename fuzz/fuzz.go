@@ -312,10 +312,6 @@ func Replay(ctx context.Context, tg *target.Target, f Finding) ([]string, error)
 		return nil, err
 	}
 	defer h.close()
-	// The answers to requests nested deeper than some parsers go are
-	// awaited (up to the timeout), as the campaign did once the server had
-	// answered one as deep: judged without them, a replay was flaky.
-	h.deepAnswered.Store(1 << 40)
 	// The tools' inputSchemas, for the error-layer oracle (whatever the
 	// call policy: the case's calls are the user's to replay).
 	h.prepareTools(ctx, policy.All)

@@ -80,20 +80,20 @@ type harness struct {
 	// answeredFaults holds the kinds of fault (faultIDs values) the
 	// server has answered: their answers are awaited from then on.
 	answeredFaults sync.Map
-	// deepAnswered is the deepest nesting of a request the server has
-	// answered (with its id): requests up to that deep are awaited.
-	deepAnswered atomic.Int64
-	invalid      []invalidReq     // requests to refuse (params.go)
-	trigger      *trigger.Trigger // the run's catalog_change trigger (nil: none), for seq
-	prompts      []promptInfo
-	uris         []string
-	templates    []string
-	exchanges    atomic.Int64
-	probes       atomic.Int64 // probes sent
-	cases        atomic.Int64
+	invalid        []invalidReq     // requests to refuse (params.go)
+	trigger        *trigger.Trigger // the run's catalog_change trigger (nil: none), for seq
+	prompts        []promptInfo
+	uris           []string
+	templates      []string
+	exchanges      atomic.Int64
+	probes         atomic.Int64 // probes sent
+	cases          atomic.Int64
 	// late holds the id keys of earlier cases' messages on the harness's
 	// session whose answers may still come (faults, cancelled requests)
 	late map[string]string
+	// lateSent holds, for the requests among late, their kind (paceKey)
+	// and when their case began: a late answer tells how slow the kind is.
+	lateSent map[string]lateReq
 	// Probing: a case the server answered whole (every message a request,
 	// each answered) goes without the liveness probe. quiet holds the id
 	// keys of the last case's requests when it was such a case (another
@@ -105,6 +105,11 @@ type harness struct {
 	quiet       map[string]bool
 	unprobed    bool
 	alwaysProbe bool
+	// pace holds, per kind of request (paceKey), the longest answer time
+	// observed: a request of a kind the server has answered is waited for
+	// a multiple of that (and at least the patience).
+	paceMu sync.Mutex
+	pace   map[string]time.Duration
 	// valid caches the message model's verdict on server messages
 	// already validated (the same list or probe answer comes back case
 	// after case).
@@ -145,6 +150,7 @@ func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*
 	if h.s.Modern() {
 		h.probe = "server/discover"
 	}
+	h.knowLatency(ctx)
 	h.invalid = h.invalidRequests()
 	h.answer = []string{h.probe}
 	caps := h.s.Capabilities()
@@ -158,6 +164,70 @@ func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*
 	return h, nil
 }
 
+// knowLatency times the probe on the harness's session until the target
+// has enough answer times for its adaptive patience (target.Patience):
+// the cases wait on the server's observed pace, not the per-response
+// timeout, which stays the bound for a hung server.
+func (h *harness) knowLatency(ctx context.Context) {
+	l := h.tg.Latency()
+	for i := 0; i < 2*target.MinLatencySamples && l.Count() < target.MinLatencySamples && ctx.Err() == nil; i++ {
+		if _, err := h.s.Call(ctx, h.probe, nil, &session.CallOptions{Timeout: h.timeout}); err != nil {
+			return
+		}
+	}
+}
+
+// patience is how long a case waits for the answers it may still get
+// before a barrier request decides (target.Patience).
+func (h *harness) patience() time.Duration { return min(h.tg.Patience(), h.timeout) }
+
+// paceKey names the kind of a request whose answer times are alike: the
+// method, and the tool or prompt it names.
+func paceKey(method string, params json.RawMessage) string {
+	if method != "tools/call" && method != "prompts/get" {
+		return method
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return method + " " + p.Name
+}
+
+// lateReq is a request left unanswered by its case: its kind and when its
+// case began.
+type lateReq struct {
+	pace string
+	at   time.Time
+}
+
+// observePace records that a request of kind key was answered after d.
+func (h *harness) observePace(key string, d time.Duration) {
+	h.paceMu.Lock()
+	defer h.paceMu.Unlock()
+	if h.pace == nil {
+		h.pace = map[string]time.Duration{}
+	}
+	if d > h.pace[key] {
+		h.pace[key] = d
+	}
+}
+
+// waitFor is how long a request of kind key is waited for once the
+// barrier after it was answered: target.PatienceFactor × the longest
+// answer time observed for its kind (late answers included), at least the
+// patience, at most the per-response timeout (the bound for a hung
+// server).
+func (h *harness) waitFor(key string) time.Duration {
+	h.paceMu.Lock()
+	d, ok := h.pace[key]
+	h.paceMu.Unlock()
+	if !ok {
+		return h.patience()
+	}
+	return min(max(h.patience(), target.PatienceFactor*d), h.timeout)
+}
+
 func (h *harness) close() {
 	if h.s != nil {
 		h.s.Close()
@@ -168,6 +238,7 @@ func (h *harness) close() {
 func (h *harness) reopen(ctx context.Context) error {
 	h.close()
 	h.late = nil
+	h.lateSent = nil
 	h.quiet = nil
 	h.unprobed = false
 	s, err := h.tg.Open(ctx, h.rev)
@@ -203,7 +274,8 @@ type sent struct {
 	// answer was still due when this case began: an answer to this id may
 	// be that one's, and is never held against this case alone.
 	earlier string
-	depth   int // nesting, when past judge.ParserDepthFloor
+	depth   int    // nesting, when past judge.ParserDepthFloor
+	pace    string // paceKey
 	// refuse: a request the server must refuse (unknown method, invalid
 	// params), judged by judgeRefusal
 	refuse *invalidReq
@@ -286,6 +358,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	if own {
 		if h.late == nil || len(h.late) > maxLate {
 			h.late = map[string]string{}
+			h.lateSent = map[string]lateReq{}
 		}
 		xo.lateFrom = h.late
 	}
@@ -294,6 +367,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	reqs := map[string]*sent{}
 	loose := map[string]*sent{}
 	faultIDs := map[string]judge.Fault{} // id key of a faulty message whose id is readable → the fault
+	var idless []int                     // the faulty messages whose id cannot be read (or is not valid)
+	faultIdx := map[string]int{}         // id key of faultIDs → the message's index
+	faultAnswered := make([]bool, len(msgs))
+	var idlessAnswers []session.Event
 	var order []*sent
 	var cancels []string
 	faults := 0
@@ -303,38 +380,26 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	for i, raw := range msgs {
 		decoded[i], decodeErr[i] = jsonrpc.Decode(raw)
 	}
+	kinds := make([]judge.Fault, len(msgs)) // each message's fault (judge.Classify)
 	for i, raw := range msgs {
-		if stdio && bytes.ContainsAny(raw, "\r\n") {
-			faults++ // several lines on stdio: none of them a whole message
-			if m, err := decoded[i], decodeErr[i]; err == nil && m.ID.Valid() && reqs[m.ID.Key()] == nil {
-				faultIDs[m.ID.Key()] = judge.FaultEmbeddedNewline // executing it means reading stdin as a JSON stream, not as lines
-			}
-			continue
-		}
 		m, err := decoded[i], decodeErr[i]
+		kind := judge.Classify(raw, stdio)
+		kinds[i] = kind
 		switch {
-		case err == nil && !utf8.Valid(raw) && m.ID.Valid():
-			// MCP messages are UTF-8: rejecting the request with an error
-			// addressed to its id is fine, executing it is not
-			faults++
-			faultIDs[m.ID.Key()] = judge.FaultInvalidUTF8
-		case err != nil || !utf8.Valid(raw):
-			faults++
-		case m.Kind() == jsonrpc.KindRequest && m.JSONRPC == "2.0" && m.MethodIsString && m.ID.Valid() && reqs[m.ID.Key()] == nil:
-			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()], quiet: quiet[m.ID.Key()]}
-			if jsonDepth(raw) > judge.ParserDepthFloor {
+		case kind == judge.FaultNone && err == nil && m.Kind() == jsonrpc.KindRequest && reqs[m.ID.Key()] == nil,
+			kind == judge.FaultTooDeep && err == nil && m.Kind() == jsonrpc.KindRequest && m.JSONRPC == "2.0" && m.MethodIsString && m.ID.Valid() && reqs[m.ID.Key()] == nil:
+			r := &sent{id: m.ID, method: m.Method, earlier: xo.lateFrom[m.ID.Key()], quiet: quiet[m.ID.Key()], pace: paceKey(m.Method, m.Params)}
+			if kind == judge.FaultTooDeep {
 				// Valid JSON deeper than some parsers go (serde_json stops
 				// at 128 levels, go-sdk at 10000): a parse error, addressed
 				// to the request or to none, is a fair answer; silence
-				// too, as long as the server stays alive.
-				// Its answer is awaited after the probe when the server
-				// has answered one as deep before (awaitFaultAnswers).
+				// a WARN (judge.FaultAnswer), as long as the server stays
+				// alive.
 				faults++
 				r.mayDrop = true
-				r.depth = jsonDepth(raw)
-				if int64(r.depth) <= h.deepAnswered.Load() {
-					faultIDs[m.ID.Key()] = judge.FaultTooDeep
-				}
+				r.depth = judge.Depth(raw)
+				faultIDs[m.ID.Key()] = judge.FaultTooDeep
+				faultIdx[m.ID.Key()] = i
 			}
 			if m.Method == "tools/call" {
 				r.tool, r.badArgs = h.argumentFault(m.Params)
@@ -345,7 +410,13 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			if _, taken := loose[m.ID.LooseKey()]; !taken {
 				loose[m.ID.LooseKey()] = r
 			}
-		case m.Kind() == jsonrpc.KindNotification && m.JSONRPC == "2.0" && m.MethodIsString:
+		case (kind == judge.FaultNone || kind == judge.FaultTooDeep && m.JSONRPC == "2.0" && m.MethodIsString) && err == nil && m.Kind() == jsonrpc.KindNotification:
+			if kind == judge.FaultTooDeep {
+				// nested deep: a parse error (addressed to no request) is
+				// a fair answer, silence too; a cancellation still counts
+				faults++
+				idless = append(idless, i)
+			}
 			if m.Method == "notifications/cancelled" {
 				var p struct {
 					RequestID json.RawMessage `json:"requestId"`
@@ -354,14 +425,16 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					cancels = append(cancels, jsonrpc.RawID(p.RequestID).Key())
 				}
 			}
+		case kind == judge.FaultNone:
+			// a response (or a request reusing an id of the case: dedupeIDs
+			// leaves none)
 		default:
 			faults++
-			if m.ID.Valid() && reqs[m.ID.Key()] == nil && m.MethodIsString {
-				kind := judge.FaultInvalidEnvelope
-				if m.JSONRPC != "2.0" {
-					kind = judge.FaultWrongVersion
-				}
-				faultIDs[m.ID.Key()] = kind
+			if err == nil && m.ID.Valid() && reqs[m.ID.Key()] == nil {
+				faultIDs[m.ID.Key()] = kind // its answer carries its id
+				faultIdx[m.ID.Key()] = i
+			} else {
+				idless = append(idless, i) // its answer, if any, is addressed to no request
 			}
 		}
 	}
@@ -380,11 +453,14 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 
 	out := outcome{resp: map[string]*jsonrpc.Message{}, header: map[string]http.Header{}, status: map[string]int{}}
 	mark := h.tg.Recorder.Seq()
+	began := time.Now()
 	var probs []problem
 	var wg sync.WaitGroup
 	var rejMu sync.Mutex
-	rejected := map[int64]bool{} // HTTP exchanges answered with a 4xx
-	rejectedReqs := 0            // requests answered at the HTTP layer (rejectOK)
+	rejected := map[int64]bool{}            // HTTP exchanges answered with a 4xx
+	rejectedReqs := 0                       // requests answered at the HTTP layer (rejectOK)
+	msgStatus := make([]int, len(msgs))     // HTTP: the reply status of each message
+	msgExchange := make([]int64, len(msgs)) // HTTP: the exchange of each message
 	for i, raw := range msgs {
 		var method string
 		var params json.RawMessage
@@ -406,7 +482,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		if m, err := decoded[i], decodeErr[i]; err == nil && m.Kind() == jsonrpc.KindRequest && m.ID.Valid() {
 			key = m.ID.Key()
 		}
-		send := func(raw []byte) {
+		send := func(i int, raw []byte) {
 			defer wg.Done()
 			// The reply body is read under this context: keep it until
 			// the whole body was delivered.
@@ -414,6 +490,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			defer cancel()
 			if reply, err := s.Conn().Send(cctx, raw, so); err == nil && reply != nil {
 				rejMu.Lock()
+				msgStatus[i], msgExchange[i] = reply.Status, reply.Exchange
 				if key != "" {
 					out.status[key] = reply.Status
 					out.header[key] = reply.Header
@@ -433,16 +510,19 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		}
 		wg.Add(1)
 		if len(msgs) == 1 {
-			send(raw) // nothing else to put in flight (the judging waits for the body anyway)
+			send(i, raw) // nothing else to put in flight (the judging waits for the body anyway)
 		} else {
-			go send(raw) // HTTP: all in flight together
+			go send(i, raw) // HTTP: all in flight together
 		}
 	}
 
 	// Wait until every request is answered (or accounted for by a response
 	// with an unknown id, or by an error addressed to no request when every
-	// message was well-formed), the connection ends, or the deadline passes.
-	wctx, cancel := context.WithTimeout(ctx, h.timeout)
+	// message was well-formed), the connection ends, or the server's
+	// patience (its observed pace, target.Patience) runs out: the probe
+	// after the case then decides, as a barrier, whether anything more
+	// comes; the per-response timeout is the bound for a hung server only.
+	wctx, cancel := context.WithTimeout(ctx, h.patience())
 	isRejected := func(x int64) bool { rejMu.Lock(); defer rejMu.Unlock(); return rejected[x] }
 	after := mark
 	answered, unknown := 0, 0
@@ -512,7 +592,7 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	}
 	if probe {
 		if perr == nil {
-			h.awaitFaultAnswers(ctx, s, mark, faultIDs, cancels)
+			h.awaitAfterBarrier(ctx, s, mark, reqs, faultIDs, cancels, len(idless), unknown)
 		}
 		evs = s.Events(mark) // the probe's answer and what came before it
 	}
@@ -554,8 +634,11 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			}
 			switch r := reqs[e.Msg.ID.Key()]; {
 			case r != nil && e.Msg.HasID:
-				if d := int64(r.depth); d > h.deepAnswered.Load() {
-					h.deepAnswered.Store(d)
+				if i, ok := faultIdx[e.Msg.ID.Key()]; ok {
+					faultAnswered[i] = true // a request nested deep, answered
+				}
+				if r.count == 0 && r.earlier == "" && !e.Frame.Time.IsZero() {
+					h.observePace(r.pace, e.Frame.Time.Sub(began))
 				}
 				r.count++
 				method = r.method
@@ -577,22 +660,29 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 					// read (JSON-RPC 2.0 wants a null id only when it
 					// could not be determined)
 					probs = append(probs, problem{"correlation", "error-without-id", "an error addressed to no request although every message was well-formed: " + clip(e.Msg.Raw)})
-				case !rejected[e.Frame.Exchange]: // a 4xx rejection's body is the HTTP layer's answer
-					if p, bad := judgeFault(judge.FaultUnparseable, e.Msg); bad {
-						probs = append(probs, p)
-					}
+				case faults > 0:
+					// matched to the case's faults below (the body of a 4xx
+					// rejection too: its code is judged as RPC-005 and
+					// RPC-006 judge it)
+					idlessAnswers = append(idlessAnswers, e)
 				}
 			case faultIDs[e.Msg.ID.Key()] != "":
 				// before the late answers: a re-run of the case (rapid
 				// reproducing or shrinking it) sends the same ids again
 				fault := faultIDs[e.Msg.ID.Key()]
 				h.answeredFaults.Store(fault, true)
-				if p, bad := judgeFault(fault, e.Msg); bad {
-					probs = append(probs, p)
+				if i := faultIdx[e.Msg.ID.Key()]; !faultAnswered[i] {
+					faultAnswered[i] = true
+					probs = append(probs, judgeFault(msgs[i], fault, judge.Reply{Msg: e.Msg, Status: msgStatus[i]})...)
 				}
 			case xo.late(e.Msg.ID.Key()) || quiet[e.Msg.ID.Key()]:
 				// a late answer to a request cancelled earlier (or a second
-				// one to the last case's)
+				// one to the last case's): slow, not dropped — its kind is
+				// waited for longer from now on
+				if l, ok := h.lateSent[e.Msg.ID.Key()]; own && ok {
+					h.observePace(l.pace, e.Frame.Time.Sub(l.at))
+					delete(h.lateSent, e.Msg.ID.Key())
+				}
 			case strings.HasPrefix(e.Msg.ID.String(), `"mcpconform-probe-`):
 				// the probe's own response
 				continue
@@ -624,11 +714,82 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			probs = append(probs, problem{"message", "invalid-" + what, fmt.Sprintf("%s (%d problems) in %s", ps[0].String(), len(ps), clip(e.Msg.Raw))})
 		}
 	}
+	// The answers addressed to no request go to the case's faults not
+	// answered by id; what is left of the faults got no answer, judged
+	// once the probe after the case was answered. In order: a reader
+	// answers the lines (or bodies) it cannot take in the order they came,
+	// so each answer goes to the earliest fault not answered yet (a message
+	// split over lines on stdio takes an answer per line); when none is
+	// left, to one nested deep (which may get any answer or none); past
+	// those it is a further answer, judged only when it answers none of
+	// the case's faults. Over HTTP only the message its exchange carried
+	// is a candidate.
+	owed := make([]int, len(msgs)) // answers each fault may still take
+	for i, raw := range msgs {
+		switch {
+		case kinds[i] == judge.FaultNone || faultAnswered[i]:
+		case kinds[i] == judge.FaultEmbeddedNewline:
+			for _, l := range bytes.FieldsFunc(raw, func(r rune) bool { return r == '\r' || r == '\n' }) {
+				if len(bytes.TrimSpace(l)) > 0 {
+					owed[i]++
+				}
+			}
+		default:
+			owed[i] = 1
+		}
+	}
+	for _, e := range idlessAnswers {
+		cand := -1
+		for _, deep := range []bool{false, true} {
+			for i := range msgs {
+				if owed[i] > 0 && (kinds[i] == judge.FaultTooDeep) == deep && (stdio || msgExchange[i] == e.Frame.Exchange) {
+					cand = i
+					break
+				}
+			}
+			if cand >= 0 {
+				break
+			}
+		}
+		if cand < 0 {
+			first := -1
+			for i := range msgs {
+				if kinds[i] == judge.FaultNone || !stdio && msgExchange[i] != e.Frame.Exchange {
+					continue
+				}
+				if len(judge.FaultAnswer(kinds[i], "", judge.Reply{Msg: e.Msg, Status: msgStatus[i]})) == 0 {
+					first = -1
+					break
+				}
+				if first < 0 {
+					first = i
+				}
+			}
+			if cand = first; cand < 0 {
+				continue
+			}
+		} else {
+			owed[cand]--
+		}
+		faultAnswered[cand] = true
+		probs = append(probs, judgeFault(msgs[cand], kinds[cand], judge.Reply{Msg: e.Msg, Status: msgStatus[cand]})...)
+	}
+	if probe && perr == nil && !closed {
+		for i := range msgs {
+			if kinds[i] == judge.FaultNone || faultAnswered[i] {
+				continue
+			}
+			if m := decoded[i]; m != nil && m.ID.Valid() && (slices.Contains(cancels, m.ID.Key()) || reqs[m.ID.Key()] != nil && reqs[m.ID.Key()].count > 0) {
+				continue // cancelled, or answered as the request it also is
+			}
+			probs = append(probs, judgeFault(msgs[i], kinds[i], judge.Reply{Status: msgStatus[i]})...)
+		}
+	}
 	crossed := false // a response came with an id no request had: the missing response is that defect, not a hang
 	for _, p := range probs {
 		crossed = crossed || p.Code == "unknown-id" || p.Code == "id-type-changed" || p.Code == "error-without-id"
 	}
-	if !closed {
+	if !closed && !broken {
 		for _, r := range order {
 			rejMu.Lock()
 			st := out.status[r.id.Key()]
@@ -637,8 +798,10 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			case r.count == 0 && (crossed || r.mayDrop):
 			case r.count == 0 && xo.rejectOK && st >= 400 && st < 500:
 			case r.count == 0:
-				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s) within %s", r.method, clip([]byte(r.id.String())), h.timeout)})
-				broken = true
+				// the probe after the case was answered (else the server
+				// was lost, reported above): the barrier says no answer
+				// is coming
+				probs = append(probs, problem{"response", "no-response", fmt.Sprintf("no response to %s (id %s), although the server answered the %s sent after it (and %s more went by)", r.method, clip([]byte(r.id.String())), h.probe, h.waitFor(r.pace).Round(time.Millisecond))})
 			case r.count == 2 && (r.earlier != "" || r.quiet):
 				// one of them answers the earlier case's message
 			case r.count > 1:
@@ -673,6 +836,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			switch {
 			case r.count == 0 || r.count == 1 && r.earlier != "":
 				h.late[r.id.Key()] = fmt.Sprintf("case %d: %s", caseNo, clip(byKey[r.id.Key()]))
+				if r.count == 0 {
+					h.lateSent[r.id.Key()] = lateReq{r.pace, began}
+				}
 			case r.earlier != "":
 				delete(h.late, r.id.Key()) // both answers came
 			case !probe:
@@ -702,39 +868,75 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	return out
 }
 
-// awaitFaultAnswers waits (up to the exchange timeout) for the answers to
-// the case's faulty messages of a kind the server has answered before.
-// Faults are not awaited before the probe, since a server may ignore them;
-// but requests are served concurrently, so an answer may follow the
-// probe's, and judging the case without it made its re-runs (rapid's
-// reproduction and shrinking) flaky.
-func (h *harness) awaitFaultAnswers(ctx context.Context, s *session.Session, mark int64, faultIDs map[string]judge.Fault, cancels []string) {
-	want := map[string]bool{}
+// awaitAfterBarrier waits, once the probe after a case was answered (the
+// barrier: a server that handles its input in order has answered the case
+// by then), for what a server that answers concurrently may still send
+// for the case: the answers to its requests and to its faults of a kind
+// the server has answered before, up to the server's patience
+// (target.Patience), a request of a kind the server was seen to take
+// longer on a multiple of that (waitFor); the answers to its other faults
+// (idless: those addressed to no request), the quiet window. Whatever has
+// not come by then is judged missing.
+//
+// unknown counts the responses that came with an id no request had: each
+// stands for a request whose answer will not come with its id.
+func (h *harness) awaitAfterBarrier(ctx context.Context, s *session.Session, mark int64, reqs map[string]*sent, faultIDs map[string]judge.Fault, cancels []string, idless, unknown int) {
+	strong, weak := map[string]bool{}, map[string]bool{}
+	wait := h.patience() // the longest wait for a wanted answer
+	for k, r := range reqs {
+		if !r.mayDrop {
+			strong[k] = true
+			wait = max(wait, h.waitFor(r.pace))
+		}
+	}
 	for k, kind := range faultIDs {
 		if slices.Contains(cancels, k) {
 			continue // a cancelled request may stay unanswered
 		}
-		if _, ok := h.answeredFaults.Load(kind); ok || kind == judge.FaultTooDeep {
-			want[k] = true
+		_, before := h.answeredFaults.Load(kind)
+		if before || kind == judge.FaultTooDeep {
+			// input nested deep gets the patience to be answered, as the
+			// suite's input at the limits does (a deep parse takes a while)
+			strong[k] = true
+		} else {
+			weak[k] = true
 		}
 	}
-	if len(want) == 0 {
-		return
-	}
-	wctx, cancel := context.WithTimeout(ctx, h.timeout)
+	began := time.Now()
+	window, patience := h.tg.QuietWindow(), wait
+	wctx, cancel := context.WithTimeout(ctx, patience)
 	defer cancel()
 	after := mark
-	for len(want) > 0 {
+	for {
 		for _, e := range s.Events(after) {
 			after = max(after, e.Frame.Seq)
-			if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && e.Msg.HasID {
-				delete(want, e.Msg.ID.Key())
+			if e.Msg == nil || e.Msg.Kind() != jsonrpc.KindResponse {
+				continue
+			}
+			if e.Msg.HasID && !e.Msg.ID.IsNull() {
+				delete(strong, e.Msg.ID.Key())
+				delete(weak, e.Msg.ID.Key())
+			} else {
+				idless--
 			}
 		}
-		if closed, _ := s.Closed(); closed || len(want) == 0 {
+		if closed, _ := s.Closed(); closed {
 			return
 		}
-		if _, ok := s.WaitEvent(wctx, after, func(session.Event) bool { return true }); !ok {
+		rest := patience - time.Since(began)
+		if len(strong) <= unknown {
+			if len(weak) == 0 && idless <= 0 {
+				return
+			}
+			rest = window - time.Since(began)
+		}
+		if rest <= 0 {
+			return
+		}
+		c, cancelWait := context.WithTimeout(wctx, rest)
+		_, ok := s.WaitEvent(c, after, func(session.Event) bool { return true })
+		cancelWait()
+		if !ok && wctx.Err() != nil {
 			return
 		}
 	}

@@ -90,7 +90,7 @@ func TestNativeEngineFromAnotherModule(t *testing.T) {
 	// (an input means the same case only under the same properties: the
 	// replays below keep them)
 	out, err = goTest("aftersales --mutant exit-on-deep-nesting", append(campaign, "-fuzztime", "20000x")...)
-	if err == nil || !strings.Contains(out, "FAIL RPC-005") || !strings.Contains(out, "raw/transport/crash") {
+	if err == nil || !strings.Contains(out, "FAIL RPC-014") || !strings.Contains(out, "raw/transport/crash") {
 		t.Fatalf("against a server that crashes on deep nesting: %v, want a failure with the finding\n%s", err, out)
 	}
 	t.Logf("against the mutant:\n%s", clipLog(out))

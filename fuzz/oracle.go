@@ -3,13 +3,13 @@ package fuzz
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/msgcheck"
 	"github.com/mcpconform/mcpconform/internal/toolschema"
+	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
 // argumentFault returns the tool a tools/call names and, when its
@@ -60,51 +60,56 @@ func judgeBadArgs(modern bool, r *sent, resp *jsonrpc.Message) []problem {
 	return nil // a fair answer, or one the message model judges
 }
 
-// judgeFault judges the answer to a malformed message with the suite's
-// rules (judge.FaultAnswer): fault names the fault of the message whose id
-// it carries (judge.FaultUnparseable for an error addressed to no request).
-func judgeFault(fault judge.Fault, resp *jsonrpc.Message) (problem, bool) {
-	_, why, bad := judge.FaultAnswer(fault, resp)
-	if !bad {
-		return problem{}, false
+// judgeFault judges reply, the answer to raw, a message with fault f,
+// with the suite's rules (judge.FaultAnswer, as RPC-005 and RPC-006 grade
+// it): each deviation a problem whose code names the judge's rule
+// (faultRule).
+func judgeFault(raw []byte, f judge.Fault, reply judge.Reply) []problem {
+	var out []problem
+	for _, d := range judge.FaultAnswer(f, judge.SentID(raw), reply) {
+		code := d.Kind + "-" + string(f)
+		switch d.Kind {
+		case "executed":
+			code = "executed-" + string(f)
+		case "other-id":
+			code = "executed-invalid-id-other-id"
+		case "wrong-code":
+			code = "wrong-error-code-" + string(f)
+		}
+		detail := d.Why
+		if reply.Msg != nil {
+			detail += ": " + clip(reply.Msg.Raw)
+		}
+		out = append(out, problem{"fault", code, detail + " (sent: " + clip(raw) + ")"})
 	}
-	if resp.HasResult {
-		return problem{"fault", "executed-" + string(fault), fmt.Sprintf("a message with %s (id %s) was %s: %s",
-			strings.ReplaceAll(string(fault), "-", " "), clip([]byte(resp.ID.String())), why, clip(resp.Raw))}, true
+	return out
+}
+
+// faultRule returns the rule judge.FaultAnswer named for a problem
+// judgeFault reported (false: code is no such problem's).
+func faultRule(code string) (judge.Rule, bool) {
+	if code == "executed-invalid-id-other-id" {
+		return judge.ExecutedInvalidID, true
 	}
-	what := "an error addressed to no request"
-	if fault != judge.FaultUnparseable {
-		what = fmt.Sprintf("the error answering a message with %s (id %s)", strings.ReplaceAll(string(fault), "-", " "), clip([]byte(resp.ID.String())))
+	for _, f := range judge.Faults() {
+		switch code {
+		case "executed-" + string(f):
+			r, _ := judge.Executed(f)
+			return r, true
+		case "wrong-error-code-" + string(f):
+			return judge.WrongCode(f), true
+		case "unanswered-" + string(f):
+			return judge.Silence(f), true
+		case "null-id-" + string(f):
+			return judge.NullID(f), true
+		}
 	}
-	return problem{"fault", "wrong-error-code", fmt.Sprintf("%s was %s: %s", what, why, clip(resp.Raw))}, true
+	return judge.Rule{}, false
 }
 
 // jsonDepth returns the deepest nesting of arrays and objects in raw
-// (strings skipped; raw need not be valid).
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
-}
+// (judge.Depth).
+func jsonDepth(raw []byte) int { return judge.Depth(raw) }
 
 // crossedWith returns the other request in flight whose method's result
 // the response resp (invalid for its own method) has the shape of: the
@@ -122,4 +127,22 @@ func crossedWith(rev catalog.Revision, resp *jsonrpc.Message, method string, ord
 		}
 	}
 	return nil
+}
+
+// gradeFaultAnswer is how the oracle grades reply, what came back for raw
+// (a message of a case) on transport in revision rev, the server having
+// answered the probe after the case: the fault judge.Classify's, the
+// problems judgeFault's, their rules ruleFor's and the verdicts
+// Finding.grade's — the path every finding of a fault takes. The
+// agreement test holds it to the suite's grading (GradeFaultAnswer in
+// suites/jsonrpc).
+func gradeFaultAnswer(raw []byte, reply judge.Reply, rev catalog.Revision, transport string) []Finding {
+	var out []Finding
+	for _, p := range judgeFault(raw, judge.Classify(raw, transport == wire.Stdio), reply) {
+		f := Finding{Property: PropRaw, Layer: p.Layer, Code: p.Code, Detail: p.Detail, Revision: string(rev), Transport: transport,
+			rule: ruleFor(PropRaw, transport, "ping", p, [][]byte{raw}, nil)}
+		f.grade(false)
+		out = append(out, f)
+	}
+	return out
 }

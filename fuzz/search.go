@@ -55,7 +55,7 @@ func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed ui
 	var flaky *Finding
 	cases := 0
 	for run := 0; run < maxFlakyRuns; run++ {
-		f, n, unsure := h.checkOnce(ctx, prop, body, seed, checks, deadline, hard, shrink, known)
+		f, n, unsure := h.checkOnce(ctx, prop, body, seed, checks, deadline, hard, end, shrink, known)
 		cases += n
 		if f != nil && !unsure {
 			return f, cases
@@ -79,9 +79,15 @@ const maxFlakyRuns = 3
 // cases run, and whether rapid could not reproduce the failure, or the
 // re-run showed another defect (the finding is then the case as first
 // found, not shrunk).
-func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
+//
+// A failure found near the property's deadline still gets its confirming
+// re-run: the budget is extended, within the campaign's (end), to twice
+// the longest case so far past the moment it was found.
+func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
 	var first, last *Finding // the failure as first found; the last one (shrunk)
 	cases := 0
+	var longest time.Duration // the longest case so far
+	var caseStart time.Time
 	tb := &rapidrun.TB{Label: "mcpconform-fuzz-" + prop}
 	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
 		for _, p := range ps {
@@ -101,6 +107,13 @@ func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, see
 			last = &f
 			if first == nil {
 				first = last
+				confirm := time.Now().Add(2*max(longest, time.Since(caseStart)) + time.Second)
+				if confirm.After(end) {
+					confirm = end
+				}
+				if confirm.After(hard) {
+					hard = confirm
+				}
 			}
 			// rapid reproduces and shrinks a failure only while the error
 			// string stays the same: the signature, not the detail (ids,
@@ -116,6 +129,8 @@ func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, see
 		}
 		cases++
 		h.cases.Add(1)
+		caseStart = now
+		defer func() { longest = max(longest, time.Since(now)) }()
 		body(ctx, rt, fail)
 	})
 	if first != nil && (tb.Flaky() || tb.Reported() != "" && tb.Reported() != first.Signature()) {

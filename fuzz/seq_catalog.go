@@ -18,7 +18,7 @@ import (
 
 // Catalog-change steps of the state machines: the run's catalog_change
 // trigger (the config key the suite's STALE and SUB checks use,
-// conform.Trigger) fired in the middle of a sequence, its restore step
+// trigger.Trigger) fired in the middle of a sequence, its restore step
 // too, any number of times. The model: on a legacy session, a list whose
 // capability declares listChanged and that the step changed (its items
 // before and after differ) is announced with its

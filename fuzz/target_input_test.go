@@ -32,7 +32,7 @@ func TestTargetInput(t *testing.T) {
 			continue
 		}
 		var fe *FindingError
-		if !errors.As(err, &fe) || fe.Finding.Requirement != "RPC-005" || fe.Finding.Verdict != "FAIL" || !strings.Contains(err.Error(), "transport/crash") {
+		if !errors.As(err, &fe) || fe.Finding.Requirement != "RPC-014" || fe.Finding.Verdict != "FAIL" || !strings.Contains(err.Error(), "transport/crash") {
 			t.Fatalf("input %d: %v", i, err)
 		}
 		t.Logf("found at input %d: %v", i, err)

@@ -1,12 +1,9 @@
 package fuzz
 
 import (
-	"bytes"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
-	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -17,58 +14,14 @@ import (
 // hang; WARN for a SHOULD, and for a defect that never showed again
 // (unconfirmed) unless the campaign is strict.
 
-// caseFaults is what is wrong with the messages of a case.
-type caseFaults struct {
-	parse    bool // unparseable, invalid UTF-8, or nested past judge.ParserDepthFloor
-	envelope bool // a JSON object that is not a JSON-RPC 2.0 request or notification
-	badID    bool // a request whose id is null, fractional or structured
-	newline  bool // stdio: a raw newline inside a message
-}
-
-func classifyCase(msgs [][]byte, stdio bool) caseFaults {
-	var c caseFaults
+// hasFault reports whether one of msgs has fault f (judge.Classify).
+func hasFault(msgs [][]byte, stdio bool, f judge.Fault) bool {
 	for _, raw := range msgs {
-		if stdio && bytes.ContainsAny(raw, "\r\n") {
-			c.newline = true
-			continue
-		}
-		m, err := jsonrpc.Decode(raw)
-		switch {
-		case err != nil || !utf8.Valid(raw) || jsonDepth(raw) > judge.ParserDepthFloor:
-			c.parse = true
-		case m.JSONRPC != "2.0" || !m.MethodIsString && m.Kind() != jsonrpc.KindResponse:
-			c.envelope = true
-		case m.Kind() == jsonrpc.KindRequest && !m.ID.Valid():
-			c.envelope, c.badID = true, true
+		if judge.Classify(raw, stdio) == f {
+			return true
 		}
 	}
-	return c
-}
-
-// crashRule is the requirement a crash or hang on the case breaks: the
-// robustness rule of its most hostile input, else of what the property
-// sends.
-func crashRule(prop string, c caseFaults) judge.Rule {
-	req := ""
-	switch {
-	case c.parse:
-		req = "RPC-005"
-	case c.envelope:
-		req = "RPC-006"
-	case c.newline:
-		req = "STD-004"
-	case prop == PropTools:
-		req = "TOOL-014"
-	case prop == PropPrompts:
-		req = "PRM-004"
-	case prop == PropResources:
-		req = "RES-008"
-	case prop == PropMRTR:
-		req = "MRTR-006"
-	default:
-		req = "RPC-002" // every request gets its response
-	}
-	return judge.Rule{Requirement: req, Crash: true}
+	return false
 }
 
 // listRequirement is the requirement that a method the server declared
@@ -89,8 +42,16 @@ func listRequirement(method string) string {
 	return "LIFE-016" // ping
 }
 
-// ruleFor maps a problem of a case to the rule it breaks.
+// ruleFor maps a problem of a case to the rule it breaks: the one
+// grader's (internal/judge). A server that dies or stops answering breaks
+// RPC-014 (judge.Liveness), whatever the input; a request left unanswered
+// while the server answers the probe after it breaks RPC-002
+// (judge.MissingAnswer), whatever its method; what an answer says is the
+// method's own requirement.
 func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []Step) judge.Rule {
+	if r, ok := faultRule(p.Code); ok && p.Layer == "fault" {
+		return r
+	}
 	all := msgs
 	for _, st := range steps {
 		for _, m := range st.Messages {
@@ -98,11 +59,12 @@ func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []St
 			all = append(all, b)
 		}
 	}
-	c := classifyCase(all, transport == wire.Stdio)
 	switch p.Layer + "/" + p.Code {
 	case "transport/crash", "transport/reopen-failed", "transport/connect-failed", "liveness/no-answer",
-		"response/no-response", "lifecycle/initialize-unanswered":
-		return crashRule(prop, c)
+		"lifecycle/initialize-unanswered":
+		return judge.Liveness()
+	case "response/no-response":
+		return judge.MissingAnswer
 	case "liveness/error":
 		return judge.Rule{Requirement: listRequirement(probe)}
 	case "framing/not-json":
@@ -111,15 +73,12 @@ func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []St
 		}
 		return judge.Rule{Requirement: "RPC-001"}
 	case "correlation/result-without-id":
-		if c.badID {
-			return judge.ExecutedInvalidID
+		if hasFault(all, transport == wire.Stdio, judge.FaultInvalidID) {
+			// a request with id null executed and answered with it: the
+			// sender's rule broken, leniency (as RPC-006 grades it)
+			return judge.ExecutedInvalidEnvelope
 		}
 		return judge.IDMismatch
-	case "fault/wrong-error-code":
-		if c.envelope && !c.parse {
-			return judge.InvalidRequestCode
-		}
-		return judge.ParseErrorCode
 	case "lifecycle/initialize-refused":
 		return judge.Rule{Requirement: "LIFE-001"}
 	case "model/not-served":
@@ -141,9 +100,6 @@ func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []St
 	switch {
 	case p.Layer == "correlation":
 		return judge.IDMismatch
-	case p.Layer == "fault" && strings.HasPrefix(p.Code, "executed-"):
-		r, _ := judge.Executed(judge.Fault(strings.TrimPrefix(p.Code, "executed-")))
-		return r
 	case p.Layer == "message":
 		return judge.SchemaInvalid
 	case p.Layer == "params":
@@ -170,19 +126,19 @@ func (f *Finding) grade(strict bool) {
 func Exercised(prop string) []string {
 	switch prop {
 	case PropIDs:
-		return []string{"RPC-002", "RPC-004", "RPC-007", "RPC-013", "PRM-003", "RES-004", "CMP-002", "LOG-002"}
+		return []string{"RPC-002", "RPC-014", "RPC-004", "RPC-007", "RPC-013", "PRM-003", "RES-004", "CMP-002", "LOG-002"}
 	case PropRaw:
-		return []string{"RPC-005", "RPC-006", "STD-004"}
+		return []string{"RPC-005", "RPC-006", "RPC-008", "STD-004", "RPC-014"}
 	case PropTools:
-		return []string{"TOOL-012", "TOOL-014", "RPC-013"}
+		return []string{"TOOL-012", "TOOL-014", "RPC-002", "RPC-013", "RPC-014"}
 	case PropPrompts:
-		return []string{"PRM-004", "RPC-013"}
+		return []string{"PRM-004", "RPC-002", "RPC-013", "RPC-014"}
 	case PropResources:
-		return []string{"RES-008", "RPC-013"}
+		return []string{"RES-008", "RPC-002", "RPC-013", "RPC-014"}
 	case PropMRTR:
-		return []string{"MRTR-006", "RPC-013"}
+		return []string{"MRTR-006", "RPC-002", "RPC-013", "RPC-014"}
 	case PropSeq:
-		return []string{"LIFE-001", "LIFE-016", "PAG-004", "HTTP-008"}
+		return []string{"LIFE-001", "LIFE-016", "PAG-004", "HTTP-008", "RPC-002", "RPC-014"}
 	}
 	return nil
 }

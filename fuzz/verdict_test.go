@@ -23,9 +23,14 @@ func TestFindingsAreGradedLikeTheSuite(t *testing.T) {
 		{PropIDs, "correlation", "unknown-id", [][]byte{ping}, false, false, "RPC-002", "MUST", "FAIL"},
 		{PropIDs, "correlation", "unknown-id", [][]byte{ping}, true, false, "RPC-002", "MUST", "WARN"},
 		{PropIDs, "correlation", "unknown-id", [][]byte{ping}, true, true, "RPC-002", "MUST", "FAIL"},
-		{PropRaw, "transport", "crash", [][]byte{deep}, true, false, "RPC-005", "SHOULD", "FAIL"},
-		{PropRaw, "liveness", "no-answer", [][]byte{deep}, true, false, "RPC-005", "SHOULD", "WARN"},
-		{PropTools, "transport", "crash", [][]byte{ping}, false, false, "TOOL-014", "MUST", "FAIL"},
+		// a server lost is RPC-014 whatever the input (judge.Liveness)
+		{PropRaw, "transport", "crash", [][]byte{deep}, true, false, "RPC-014", "MUST", "FAIL"},
+		{PropRaw, "liveness", "no-answer", [][]byte{deep}, true, false, "RPC-014", "MUST", "WARN"},
+		{PropTools, "transport", "crash", [][]byte{ping}, false, false, "RPC-014", "MUST", "FAIL"},
+		// a request left unanswered is RPC-002 whatever its method
+		{PropTools, "response", "no-response", [][]byte{ping}, false, false, "RPC-002", "MUST", "FAIL"},
+		{PropPrompts, "response", "no-response", [][]byte{ping}, false, false, "RPC-002", "MUST", "FAIL"},
+		{PropResources, "response", "no-response", [][]byte{ping}, false, false, "RPC-002", "MUST", "FAIL"},
 		{PropTools, "tools", "executed-invalid-arguments", nil, false, false, "TOOL-012", "SHOULD", "WARN"},
 		{PropIDs, "message", "invalid-tools/list", nil, false, false, "RPC-013", "MUST", "FAIL"},
 		{PropIDs, "params", "executed-unknown-method", nil, false, false, "RPC-007", "MUST", "FAIL"},

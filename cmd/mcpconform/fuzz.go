@@ -26,7 +26,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var tf targetFlags
-	tf.register(fs)
+	tf.registerCommon(fs) // the suite-only flags (other tokens, --prestart) are not the fuzzer's
 	var (
 		revision   = fs.String("revision", "auto", "auto (the newest revision the server supports) or one revision (2024-11-05 … 2026-07-28)")
 		duration   = fs.Duration("duration", 30*time.Second, "budget of the whole campaign")

@@ -173,22 +173,28 @@ type targetFlags struct {
 }
 
 func (tf *targetFlags) register(fs *flag.FlagSet) {
+	tf.registerCommon(fs)
+	tf.registerSuiteOnly(fs)
+}
+
+// registerCommon registers the target flags every command that talks to a
+// server reads (mcpconform fuzz registers only these).
+func (tf *targetFlags) registerCommon(fs *flag.FlagSet) {
 	fs.StringVar(&tf.url, "url", "", "Streamable HTTP endpoint of the server")
 	fs.StringVar(&tf.bearerEnv, "bearer-env", "", "name of an environment variable holding the bearer token")
 	fs.StringVar(&tf.bearerFile, "bearer-file", "", "file holding the bearer token")
 	fs.StringVar(&tf.cwd, "cwd", "", "working directory of the stdio server")
 	fs.DurationVar(&tf.timeout, "timeout", 5*time.Second, "deadline for each response")
-	fs.IntVar(&tf.prestart, "prestart", target.DefaultPrestart, "stdio: server processes kept started ahead of need, so checks that need a fresh one do not wait for its start-up (0: none)")
 	fs.Var(&tf.headers, "header", "extra HTTP header 'Name: value' (repeatable)")
 	fs.Var(&tf.envs, "env", "extra environment variable NAME=value for the stdio server (repeatable)")
 	fs.StringVar(&tf.configFile, "config", "", "target config file (YAML, see CONFIG.md): transport, command or URL, env, token source, call policy, sample arguments; flags override it")
 	fs.StringVar(&tf.callTools, "call-tools", string(policy.Default), "which tools may be called with inputs that could execute: none, readonly (annotations.readOnlyHint true), all")
 }
 
-// registerCredentials adds the flags of the extra tokens only the suite's
-// checks use (a second principal, a weaker, an expired and a foreign
-// token): mcpconform run has them, mcpconform fuzz does not.
-func (tf *targetFlags) registerCredentials(fs *flag.FlagSet) {
+// registerSuiteOnly registers the target flags only the suite's checks
+// read: the authorization checks' other tokens, and the processes started
+// ahead of need.
+func (tf *targetFlags) registerSuiteOnly(fs *flag.FlagSet) {
 	fs.StringVar(&tf.secondBearerEnv, "second-bearer-env", "", "HTTP: environment variable holding a second principal's token (checks that compare what two principals see)")
 	fs.StringVar(&tf.secondBearerFile, "second-bearer-file", "", "HTTP: file holding a second principal's token")
 	fs.StringVar(&tf.weakBearerEnv, "weak-bearer-env", "", "HTTP: environment variable holding a valid token with fewer rights (scopes) than the main one (authorization checks)")
@@ -197,6 +203,7 @@ func (tf *targetFlags) registerCredentials(fs *flag.FlagSet) {
 	fs.StringVar(&tf.expiredBearerFile, "expired-bearer-file", "", "HTTP: file holding an expired token")
 	fs.StringVar(&tf.foreignBearerEnv, "foreign-bearer-env", "", "HTTP: environment variable holding a valid token issued for another audience/resource (authorization checks)")
 	fs.StringVar(&tf.foreignBearerFile, "foreign-bearer-file", "", "HTTP: file holding a token issued for another audience")
+	fs.IntVar(&tf.prestart, "prestart", target.DefaultPrestart, "stdio: server processes kept started ahead of need, so checks that need a fresh one do not wait for its start-up (0: none)")
 }
 
 // build makes the target (command = the arguments after the flags, fs the
@@ -294,7 +301,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var tf targetFlags
 	tf.register(fs)
-	tf.registerCredentials(fs)
 	var (
 		revision    = fs.String("revision", "auto", "auto, or a comma list of revisions (2024-11-05 … 2026-07-28)")
 		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for junit.xml and report.json")

@@ -30,17 +30,9 @@ func (t *T) ArgsFor(tool json.RawMessage) (args map[string]any, source string, o
 	return args, "derived", true
 }
 
-// DeriveArgs is toolschema.DeriveArgs: arguments that satisfy an object
-// schema's required properties.
+// DeriveArgs is toolschema.DeriveArgs (the fuzzer derives arguments
+// alike, without this package).
 func DeriveArgs(schema json.RawMessage) (map[string]any, error) { return toolschema.DeriveArgs(schema) }
-
-// FallbackURI is toolschema.FallbackURI.
-const FallbackURI = toolschema.FallbackURI
-
-// PlausibleString is toolschema.PlausibleString.
-func PlausibleString(name, description, format, knownURI string) string {
-	return toolschema.PlausibleString(name, description, format, knownURI)
-}
 
 // PromptArgValue is the value checks give a prompt argument when only its
 // presence matters.
@@ -65,6 +57,15 @@ func RequiredPromptArgs(prompt json.RawMessage) map[string]string {
 		}
 	}
 	return args
+}
+
+// FallbackURI is the URI generated arguments get when the server lists no
+// resource whose URI could stand in (toolschema.FallbackURI).
+const FallbackURI = toolschema.FallbackURI
+
+// PlausibleString is toolschema.PlausibleString.
+func PlausibleString(name, description, format, knownURI string) string {
+	return toolschema.PlausibleString(name, description, format, knownURI)
 }
 
 // KnownURI returns the URI of the first resource s lists (one

@@ -80,6 +80,18 @@ func (t *T) violation(expected, actual, message string) {
 	panic(stopSignal{})
 }
 
+// Deviation ends the check with the verdict the one grader gave a
+// deviation (internal/judge: the fuzzer grades the same input the same
+// way).
+func (t *T) Deviation(j judge.Judgement, expected, actual, format string, args ...any) {
+	t.out.Verdict = Verdict(j.Verdict)
+	t.out.Message, t.out.Expected, t.out.Actual = fmt.Sprintf(format, args...), expected, actual
+	if j.Note != "" {
+		t.out.Notes = append(t.out.Notes, "note: "+j.Note)
+	}
+	panic(stopSignal{})
+}
+
 // Crashed ends the check: the server stopped answering (exited, closed
 // the connection, went silent) after the input the check sent. The check
 // is graded by its own requirement's level (a SHOULD check WARNs: the

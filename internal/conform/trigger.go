@@ -12,7 +12,8 @@ import (
 	trig "github.com/mcpconform/mcpconform/internal/trigger"
 )
 
-// Trigger is trig.Trigger: the user's catalog_change.
+// Trigger is the user's way to change the server's catalog at run time
+// (config catalog_change; trig.Trigger).
 type Trigger = trig.Trigger
 
 // TriggerKeyHelp tells the user how to enable the checks that need a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
@@ -111,7 +112,7 @@ func (t *T) PacedArgs(tool json.RawMessage, d time.Duration) (args map[string]an
 	return args, source, ok
 }
 
-// Adaptive waits: see target.Target.Patience, which the fuzzer shares.
+// Adaptive waits (target.Patience: the suite and the fuzzer wait alike).
 const (
 	// PatienceFloor is the shortest adaptive wait.
 	PatienceFloor = target.PatienceFloor
@@ -120,7 +121,7 @@ const (
 )
 
 // Patience is how long to wait for an answer the server may legitimately
-// never send, when no barrier can decide it (target.Target.Patience).
+// never send, when no barrier can decide it (target.Patience).
 func (e *Env) Patience() time.Duration { return e.Target.Patience() }
 
 // Patience is Env.Patience.
@@ -172,11 +173,7 @@ func (e *Env) QuietWindow() time.Duration {
 	if e.Target == nil {
 		return DefaultWindow
 	}
-	l := e.Target.Latency()
-	if l.Count() < minLatencySamples {
-		return DefaultWindow
-	}
-	return min(max(WindowFloor, windowFactor*l.Quantile(0.99)), DefaultWindow)
+	return e.Target.QuietWindow()
 }
 
 // Window is Env.QuietWindow.
@@ -217,10 +214,7 @@ func ApplyFaults(results []result.Result, faults *session.Faults, red *wire.Reda
 			continue
 		}
 		f := kept[0]
-		r.Verdict = WARN
-		if catalog.Level(r.Level) == catalog.MUST {
-			r.Verdict = FAIL
-		}
+		r.Verdict = Verdict(judge.GradeAt(catalog.Level(r.Level), false)) // the one grader's
 		r.Expected = red.String(fmt.Sprintf("the error response to %s (id %s) carries that id", f.Method, requestID(f.Request)))
 		r.Actual = red.String(Clip(f.Response.Raw))
 		r.Message = red.String(fmt.Sprintf("the server answered %s (the only request in flight on %s, %s session) with an error whose id is null; %d such response(s) in the run",

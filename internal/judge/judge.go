@@ -10,14 +10,26 @@
 //     which level (a rule that binds only the client makes the server's
 //     leniency a WARN at most);
 //   - the answer to tools/call with arguments that break the inputSchema
-//     (TOOL-012, TOL-3);
-//   - an error with no id (or id null) answering input whose id could not
-//     be read is what JSON-RPC 2.0 prescribes, never a defect (TOL-14).
+//     (TOOL-012; -32602 tolerated, TOL-3);
+//   - an error with no id answering input whose id could not be read is
+//     what JSON-RPC 2.0 prescribes, never a defect; with "id": null it is
+//     tolerated with a WARN (TOL-14);
+//   - a request left unanswered while the server answers others breaks
+//     RPC-002 whatever its method (MissingAnswer); a server that dies or
+//     stops answering breaks RPC-014 (Liveness).
+//
+// Every place that turns an observation into a verdict — the suite's
+// checks, the run-wide observers, the session layer's faults, the
+// fuzzer's oracle — grades through Rule.Judge or Level.
 package judge
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -58,8 +70,11 @@ type Rule struct {
 	Crash bool
 	// Harness: the harness's own failure (ERROR, not the server's).
 	Harness bool
-	// Ref is the source of a sub-case level or a tolerance.
+	// Ref is the source of a sub-case level.
 	Ref string
+	// Tolerance is the catalog id (TOL-N) of a tolerated ambiguity: the
+	// deviation is a WARN whatever the level, citing it.
+	Tolerance string
 }
 
 // Judgement is a Rule applied in a revision.
@@ -94,6 +109,10 @@ func (r Rule) Judge(rev catalog.Revision, unconfirmed, strict bool) Judgement {
 		j.Note = fmt.Sprintf("%s applies to %s, not %s: reported as advice", r.Requirement, req.RevisionsString(), rev)
 	}
 	j.Verdict = Grade(j.Level, r.Crash)
+	if r.Tolerance != "" && !r.Crash {
+		j.Level, j.Verdict = catalog.SHOULD, WARN
+		j.Note = "tolerated: " + r.Tolerance
+	}
 	if unconfirmed && !strict && j.Verdict == FAIL {
 		j.Verdict = WARN
 		j.Note = "unconfirmed: the defect did not show again when the case was re-run (a timing-dependent defect, or none); FAIL with --strict"
@@ -104,9 +123,12 @@ func (r Rule) Judge(rev catalog.Revision, unconfirmed, strict bool) Judgement {
 // Rules of the defects both the suite and the fuzzer judge.
 var (
 	// A response whose id is not the request's (value or JSON type), a
-	// second response, a result addressed to no request, a request left
-	// unanswered while the server answers others.
+	// second response, a result addressed to no request.
 	IDMismatch = Rule{Requirement: "RPC-002"}
+	// A well-formed request left unanswered while the server answers
+	// others (a barrier request sent after it): JSON-RPC's one response
+	// per request, whatever the method.
+	MissingAnswer = Rule{Requirement: "RPC-002"}
 	// A response to a notification.
 	NotificationAnswered = Rule{Requirement: "RPC-004"}
 	// Invalid UTF-8 inside a string, executed (Go's encoding/json, among
@@ -114,9 +136,6 @@ var (
 	ExecutedInvalidUTF8 = Rule{Requirement: "RPC-005"}
 	// A parse error answered with another code than -32700.
 	ParseErrorCode = Rule{Requirement: "RPC-005"}
-	// Input the server could not parse (truncated, too deep, not UTF-8)
-	// crashed or hung it.
-	ParseCrash = Rule{Requirement: "RPC-005", Crash: true}
 	// A request whose envelope breaks JSON-RPC 2.0 ("jsonrpc" not "2.0",
 	// result or error members) executed: the envelope rules bind the
 	// sender, so the server's leniency is a WARN (RPC-006's MUST is the
@@ -133,9 +152,35 @@ var (
 	// tools/call with arguments that break the inputSchema.
 	ExecutedInvalidArguments = Rule{Requirement: "TOOL-012"}
 	InvalidArgumentsError    = Rule{Requirement: "TOOL-012"}
-	// Fuzzed tool arguments crashed or hung the server.
-	ToolArgumentsCrash = Rule{Requirement: "TOOL-014", Crash: true}
+	// The server died (the process exited, the connection ended) or
+	// stopped answering after input: RPC-014, whatever the input.
+	ServerLost = Rule{Requirement: "RPC-014", Crash: true}
 )
+
+// Liveness is the rule of a server that dies or stops answering after
+// input it may reject (RPC-014, MUST): a FAIL whatever the level of the
+// rule the input tested.
+func Liveness() Rule { return ServerLost }
+
+// Level returns the level of requirement id in revision rev (its
+// catalog level there; MUST for an id the catalog does not know).
+func Level(id string, rev catalog.Revision) catalog.Level {
+	if req, ok := catalog.Get(id); ok {
+		return req.LevelFor(rev)
+	}
+	return catalog.MUST
+}
+
+// GradeAt is the verdict of a deviation from a requirement of level
+// level: soft marks a SHOULD sub-case of it (graded SHOULD whatever the
+// requirement's level). The run-wide observers and the session layer's
+// faults grade through it, the checks through Grade and Rule.Judge.
+func GradeAt(level catalog.Level, soft bool) Verdict {
+	if soft && level == catalog.MUST {
+		level = catalog.SHOULD
+	}
+	return Grade(level, false)
+}
 
 // Fault is what is wrong with a message a client sent.
 type Fault string
@@ -144,21 +189,34 @@ type Fault string
 const (
 	// FaultNone: a well-formed message.
 	FaultNone Fault = ""
-	// FaultUnparseable: not JSON, truncated, not an object; or an error
-	// addressed to no request, answering such input.
+	// FaultUnparseable: not JSON (truncated, garbage).
 	FaultUnparseable Fault = "unparseable"
-	// FaultInvalidUTF8: JSON with invalid UTF-8 inside a string.
+	// FaultInvalidUTF8: JSON with invalid UTF-8 (inside a string).
 	FaultInvalidUTF8 Fault = "invalid-utf8"
 	// FaultTooDeep: valid JSON nested deeper than ParserDepthFloor.
 	FaultTooDeep Fault = "too-deep"
-	// FaultInvalidEnvelope: a JSON object with a valid id and a string
-	// method that is not a JSON-RPC 2.0 request.
+	// FaultNotObject: valid JSON that is not an object (42, "x", null).
+	FaultNotObject Fault = "not-object"
+	// FaultBatch: a JSON array (a batch; none since 2025-06-18).
+	FaultBatch Fault = "batch"
+	// FaultInvalidEnvelope: a JSON object that is neither a request nor a
+	// notification (no method, a method that is not a string, {}).
 	FaultInvalidEnvelope Fault = "invalid-envelope"
-	// FaultWrongVersion: "jsonrpc" is not "2.0".
+	// FaultWrongVersion: "jsonrpc" is not "2.0" (or absent).
 	FaultWrongVersion Fault = "wrong-jsonrpc-version"
+	// FaultInvalidID: a request whose id is null, fractional or structured.
+	FaultInvalidID Fault = "invalid-id"
+	// FaultParamsNotObject: a request whose params are not an object.
+	FaultParamsNotObject Fault = "params-not-object"
 	// FaultEmbeddedNewline: a raw newline inside a stdio message.
 	FaultEmbeddedNewline Fault = "embedded-newline"
 )
+
+// Faults lists every fault kind.
+func Faults() []Fault {
+	return []Fault{FaultUnparseable, FaultInvalidUTF8, FaultTooDeep, FaultNotObject, FaultBatch,
+		FaultInvalidEnvelope, FaultWrongVersion, FaultInvalidID, FaultParamsNotObject, FaultEmbeddedNewline}
+}
 
 // ParserDepthFloor is the nesting depth above which a server's parser may
 // legitimately refuse a message (serde_json stops at 128, other readers
@@ -166,40 +224,268 @@ const (
 // could not be determined), or, at worst, silence (RPC-005, a SHOULD).
 const ParserDepthFloor = 32
 
-// answerCodes are the JSON-RPC error codes that answer a fault: parse
-// error and invalid request (either may come first in a reader); invalid
-// UTF-8 inside a string may also surface as invalid params.
-var answerCodes = map[Fault][]int64{
-	FaultUnparseable:     {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	FaultTooDeep:         {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	FaultInvalidEnvelope: {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	FaultWrongVersion:    {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest},
-	FaultInvalidUTF8:     {jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams},
+// Classify returns the fault of raw, one message a client sent (stdio:
+// one line of it; a raw newline inside splits it).
+func Classify(raw []byte, stdio bool) Fault {
+	if stdio && bytes.ContainsAny(raw, "\r\n") {
+		return FaultEmbeddedNewline
+	}
+	if !utf8.Valid(raw) {
+		return FaultInvalidUTF8
+	}
+	m, err := jsonrpc.Decode(raw)
+	if err != nil {
+		trimmed := bytes.TrimSpace(raw)
+		switch {
+		case !json.Valid(trimmed):
+			return FaultUnparseable
+		case trimmed[0] == '[':
+			return FaultBatch
+		}
+		return FaultNotObject
+	}
+	if Depth(raw) > ParserDepthFloor {
+		return FaultTooDeep
+	}
+	switch {
+	case m.JSONRPC != "2.0":
+		return FaultWrongVersion
+	case !m.MethodIsString:
+		if !m.HasMethod && (m.HasResult || m.HasError) {
+			return FaultNone // a response (the client's answer to a server request)
+		}
+		return FaultInvalidEnvelope
+	case m.HasID && !m.ID.Valid():
+		return FaultInvalidID
+	case m.HasParams && !isObject(m.Params):
+		return FaultParamsNotObject
+	}
+	return FaultNone
 }
 
-// AnswerCodes returns the error codes that answer a message with fault f.
+func isObject(raw json.RawMessage) bool {
+	b := bytes.TrimSpace(raw)
+	return len(b) > 0 && b[0] == '{'
+}
+
+// Depth returns the deepest nesting of arrays and objects in raw (strings
+// skipped; raw need not be valid).
+func Depth(raw []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// answerCodes are the JSON-RPC error codes that answer a fault (JSON-RPC
+// 2.0, https://www.jsonrpc.org/specification#error_object): -32700 for
+// input that is not JSON (or not UTF-8, which MCP messages are), -32600
+// for JSON that is not a valid request, and -32602 as well for params that
+// are not an object. A message nested past ParserDepthFloor may get any
+// answer (the specification sets no depth), and so may each line of a
+// message split over lines on stdio (the lines of a message the client
+// framed wrongly; STD-004 judges what the message itself got): they have
+// no entry.
+var answerCodes = map[Fault][]int64{
+	FaultUnparseable:     {jsonrpc.CodeParseError},
+	FaultInvalidUTF8:     {jsonrpc.CodeParseError},
+	FaultNotObject:       {jsonrpc.CodeInvalidRequest},
+	FaultBatch:           {jsonrpc.CodeInvalidRequest},
+	FaultInvalidEnvelope: {jsonrpc.CodeInvalidRequest},
+	FaultWrongVersion:    {jsonrpc.CodeInvalidRequest},
+	FaultInvalidID:       {jsonrpc.CodeInvalidRequest},
+	FaultParamsNotObject: {jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams},
+}
+
+// AnswerCodes returns the error codes that answer a message with fault f
+// (nil: any answer will do).
 func AnswerCodes(f Fault) []int64 { return answerCodes[f] }
 
-// FaultAnswer judges the response resp to a message with fault f (for an
-// error addressed to no request, f is FaultUnparseable): the rule it
-// breaks and why, or ok when it is a fair answer. An error with no id or
-// id null is never judged here (TOL-14: tolerated for input whose id could
-// not be read).
-func FaultAnswer(f Fault, resp *jsonrpc.Message) (Rule, string, bool) {
+// Requirement returns the requirement whose rules answer fault f: RPC-005
+// for input that cannot be parsed, RPC-006 for JSON that is not a valid
+// request, RPC-008 for a batch, STD-004 for a message split over lines.
+func Requirement(f Fault) string {
+	switch f {
+	case FaultUnparseable, FaultInvalidUTF8, FaultTooDeep:
+		return "RPC-005"
+	case FaultBatch:
+		return "RPC-008"
+	case FaultEmbeddedNewline:
+		return "STD-004"
+	}
+	return "RPC-006"
+}
+
+// Reply is what came back for a message with a fault: the JSON-RPC
+// message that answers it (nil: none) and, on Streamable HTTP, the status
+// of the exchange that carried it (0: stdio, or no HTTP response).
+type Reply struct {
+	Msg    *jsonrpc.Message
+	Status int
+}
+
+// Deviation is one rule an answer breaks, and why.
+type Deviation struct {
+	Rule Rule
+	// Kind names the deviation: "executed", "other-id" (executed and
+	// answered with another id), "wrong-code", "unanswered", "null-id".
+	Kind string
+	Why  string
+}
+
+// FaultAnswer judges reply, the answer to a message with fault f whose id
+// was sentID (its JSON text without white space; "" when it has none or it
+// could not be read), the server having answered a request sent after it
+// (silence is then its answer to f). It returns the rules the answer
+// breaks (none: a fair answer). An error with "id": null is tolerated
+// (TOL-14: plain JSON-RPC for an id that could not be read, but not valid
+// for the MCP schema) with a WARN.
+func FaultAnswer(f Fault, sentID string, reply Reply) []Deviation {
+	resp := reply.Msg
+	if f == FaultNone {
+		return nil
+	}
+	if resp == nil {
+		if reply.Status >= 400 && reply.Status < 500 {
+			return nil // Streamable HTTP: rejected at the HTTP layer, whose body MAY carry the error
+		}
+		if f == FaultEmbeddedNewline {
+			return nil // judged by STD-004's own probe (what each line got)
+		}
+		if f == FaultTooDeep && sentID == "" {
+			return nil // a notification nested deep: nothing to answer
+		}
+		return []Deviation{{Silence(f), "unanswered", fmt.Sprintf("a message with %s got no answer although the server answered the request sent after it; %s would tell the client", words(f), codesText(f))}}
+	}
 	if resp.HasResult {
+		if f == FaultInvalidID && sentID != "" && RawID(resp) != sentID {
+			return []Deviation{{ExecutedInvalidID, "other-id", fmt.Sprintf("a request with an invalid id (%s) was executed and answered with id %s; a response carries the id of the request it answers", sentID, RawID(resp))}}
+		}
 		r, why := Executed(f)
-		return r, why, why != ""
+		if why == "" {
+			return nil
+		}
+		return []Deviation{{r, "executed", fmt.Sprintf("a message with %s was %s", words(f), why)}}
 	}
-	allowed, known := answerCodes[f]
-	code, ok := resp.ErrorCode()
-	if !known || !ok || slices.Contains(allowed, code) {
-		return Rule{}, "", false
+	var out []Deviation
+	if code, ok := resp.ErrorCode(); ok && answerCodes[f] != nil && !slices.Contains(answerCodes[f], code) {
+		out = append(out, Deviation{WrongCode(f), "wrong-code", fmt.Sprintf("a message with %s got error %d; %s answers it", words(f), code, codesText(f))})
 	}
-	rule := ParseErrorCode
-	if f == FaultInvalidEnvelope || f == FaultWrongVersion {
-		rule = InvalidRequestCode
+	if resp.HasID && resp.ID.IsNull() {
+		out = append(out, Deviation{NullID(f), "null-id", fmt.Sprintf(`the error answering a message with %s carries "id": null; the MCP schema wants the id omitted (plain JSON-RPC, tolerated: TOL-14)`, words(f))})
 	}
-	return rule, fmt.Sprintf("answered with code %d; a malformed message is answered with %v", code, allowed), true
+	return out
+}
+
+func words(f Fault) string {
+	switch f {
+	case FaultUnparseable:
+		return "unparseable JSON"
+	case FaultInvalidUTF8:
+		return "invalid UTF-8"
+	case FaultTooDeep:
+		return "nesting past common parsers' limits"
+	case FaultNotObject:
+		return "JSON that is not an object"
+	case FaultBatch:
+		return "a JSON array (a batch)"
+	case FaultInvalidEnvelope:
+		return "an invalid JSON-RPC envelope"
+	case FaultWrongVersion:
+		return `a "jsonrpc" member other than "2.0"`
+	case FaultInvalidID:
+		return "an invalid id"
+	case FaultParamsNotObject:
+		return "params that are not an object"
+	case FaultEmbeddedNewline:
+		return "a raw newline inside it"
+	}
+	return string(f)
+}
+
+func codesText(f Fault) string {
+	cs := answerCodes[f]
+	if len(cs) == 0 {
+		return "an error (or a result)"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprint(c)
+	}
+	return "error " + strings.Join(parts, " or ")
+}
+
+// SentID returns the id of raw, a message a client sent, as sent without
+// white space ("" when it has none or raw is not a JSON object).
+func SentID(raw []byte) string {
+	m, err := jsonrpc.Decode(raw)
+	if err != nil || !m.HasID {
+		return ""
+	}
+	return RawID(m)
+}
+
+// RawID returns m's id as sent, without white space ("absent" when it has
+// none).
+func RawID(m *jsonrpc.Message) string {
+	if !m.HasID {
+		return "absent"
+	}
+	if raw, ok := m.Members["id"]; ok {
+		return strings.Join(strings.Fields(string(raw)), "")
+	}
+	return m.ID.String()
+}
+
+// WrongCode is the rule an error with another code than AnswerCodes(f)
+// breaks: the JSON-RPC error code is a SHOULD (RPC-005's, RPC-006's
+// sub-case); a batch rejected with another code than -32600 is tolerated
+// (TOL-18: no revision after 2025-03-26 says how to reject one).
+func WrongCode(f Fault) Rule {
+	switch Requirement(f) {
+	case "RPC-005":
+		return ParseErrorCode
+	case "RPC-008":
+		return Rule{Requirement: "RPC-008", Level: catalog.SHOULD, Tolerance: "TOL-18"}
+	case "STD-004":
+		return Rule{Requirement: "STD-004", Level: catalog.SHOULD, Ref: "stdio framing binds the client"}
+	}
+	return InvalidRequestCode
+}
+
+// Silence is the rule a fault left unanswered (the server answering the
+// request after it) breaks: JSON-RPC's SHOULD to tell the client.
+func Silence(f Fault) Rule {
+	switch Requirement(f) {
+	case "RPC-005":
+		return ParseErrorCode
+	case "RPC-008":
+		return Rule{Requirement: "RPC-008", Level: catalog.SHOULD, Tolerance: "TOL-18"}
+	}
+	return InvalidRequestCode
+}
+
+// NullID is the tolerance of an error answering fault f with "id": null.
+func NullID(f Fault) Rule {
+	return Rule{Requirement: Requirement(f), Level: catalog.SHOULD, Tolerance: "TOL-14"}
 }
 
 // Executed returns the rule that executing a message with fault f breaks
@@ -208,8 +494,10 @@ func Executed(f Fault) (Rule, string) {
 	switch f {
 	case FaultInvalidUTF8:
 		return ExecutedInvalidUTF8, "executed instead of rejected (MCP messages are UTF-8; answering -32700 is the JSON-RPC SHOULD)"
-	case FaultInvalidEnvelope, FaultWrongVersion:
-		return ExecutedInvalidEnvelope, "executed instead of rejected with -32600"
+	case FaultInvalidEnvelope, FaultWrongVersion, FaultNotObject, FaultInvalidID, FaultParamsNotObject:
+		return ExecutedInvalidEnvelope, "executed instead of rejected with -32600 (JSON-RPC 2.0 calls it invalid; that rule binds the sender)"
+	case FaultBatch:
+		return Rule{Requirement: "RPC-008", Level: catalog.SHOULD, Ref: "no batches after 2025-03-26"}, "executed although the revision has no batches"
 	case FaultEmbeddedNewline:
 		return ExecutedEmbeddedNewline, "executed: a message split over two lines was read as one"
 	case FaultTooDeep, FaultNone:

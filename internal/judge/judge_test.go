@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -18,7 +19,9 @@ func TestRulesGradeLikeTheSuite(t *testing.T) {
 		verdict             Verdict
 	}{
 		{"invalid UTF-8 executed is RPC-005's SHOULD", ExecutedInvalidUTF8, catalog.Modern, false, false, "RPC-005", catalog.SHOULD, WARN},
-		{"a crash on unparseable input fails whatever the level", ParseCrash, catalog.Modern, false, false, "RPC-005", catalog.SHOULD, FAIL},
+		{"a server lost after any input is RPC-014", Liveness(), catalog.Modern, false, false, "RPC-014", catalog.MUST, FAIL},
+		{"a missing answer is RPC-002's MUST", MissingAnswer, catalog.R20241105, false, false, "RPC-002", catalog.MUST, FAIL},
+		{"a tolerance is a WARN", NullID(FaultUnparseable), catalog.Modern, false, false, "RPC-005", catalog.SHOULD, WARN},
 		{"an envelope the sender broke, executed, is a WARN", ExecutedInvalidEnvelope, catalog.Modern, false, false, "RPC-006", catalog.SHOULD, WARN},
 		{"an invalid id executed is RPC-006's MUST", ExecutedInvalidID, catalog.Modern, false, false, "RPC-006", catalog.MUST, FAIL},
 		{"a wrong id is RPC-002's MUST", IDMismatch, catalog.LatestLegacy, false, false, "RPC-002", catalog.MUST, FAIL},
@@ -26,7 +29,6 @@ func TestRulesGradeLikeTheSuite(t *testing.T) {
 		{"unconfirmed under strict keeps its level", IDMismatch, catalog.Modern, true, true, "RPC-002", catalog.MUST, FAIL},
 		{"TOOL-012 is SHOULD", ExecutedInvalidArguments, catalog.Modern, false, false, "TOOL-012", catalog.SHOULD, WARN},
 		{"TOOL-012 before 2025-11-25 is advice", ExecutedInvalidArguments, catalog.R20250618, false, false, "TOOL-012", catalog.SHOULD, WARN},
-		{"fuzzed arguments crashing the server", ToolArgumentsCrash, catalog.Modern, false, false, "TOOL-014", catalog.MUST, FAIL},
 	} {
 		j := c.rule.Judge(c.rev, c.unconfirmed, c.strict)
 		if j.Requirement != c.req || j.Level != c.level || j.Verdict != c.verdict {
@@ -50,26 +52,68 @@ func msg(t *testing.T, raw string) *jsonrpc.Message {
 func TestFaultAnswers(t *testing.T) {
 	for _, c := range []struct {
 		fault Fault
+		sent  string
 		resp  string
-		bad   bool
+		kinds []string
 		req   string
 	}{
-		{FaultInvalidUTF8, `{"jsonrpc":"2.0","id":1,"result":{}}`, true, "RPC-005"},
-		{FaultInvalidUTF8, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}`, false, ""},
-		{FaultWrongVersion, `{"jsonrpc":"2.0","id":1,"result":{}}`, true, "RPC-006"},
-		{FaultWrongVersion, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}`, true, "RPC-006"},
-		{FaultUnparseable, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, false, ""},
-		{FaultUnparseable, `{"jsonrpc":"2.0","error":{"code":-32603,"message":"x"}}`, true, "RPC-005"},
-		{FaultTooDeep, `{"jsonrpc":"2.0","id":1,"result":{}}`, false, ""},
-		{FaultEmbeddedNewline, `{"jsonrpc":"2.0","id":1,"result":{}}`, true, "STD-004"},
+		{FaultInvalidUTF8, "", `{"jsonrpc":"2.0","id":1,"result":{}}`, []string{"executed"}, "RPC-005"},
+		{FaultInvalidUTF8, "", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}`, []string{"wrong-code"}, "RPC-005"},
+		{FaultWrongVersion, "", `{"jsonrpc":"2.0","id":1,"result":{}}`, []string{"executed"}, "RPC-006"},
+		{FaultWrongVersion, "", `{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"x"}}`, []string{"wrong-code"}, "RPC-006"},
+		{FaultUnparseable, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, []string{"null-id"}, "RPC-005"},
+		{FaultUnparseable, "", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}`, nil, ""},
+		{FaultUnparseable, "", `{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}`, []string{"wrong-code"}, "RPC-005"},
+		{FaultTooDeep, "", `{"jsonrpc":"2.0","id":1,"result":{}}`, nil, ""},
+		{FaultEmbeddedNewline, "", `{"jsonrpc":"2.0","id":1,"result":{}}`, []string{"executed"}, "STD-004"},
+		{FaultInvalidID, "1.5", `{"jsonrpc":"2.0","id":1,"result":{}}`, []string{"other-id"}, "RPC-006"},
+		{FaultInvalidID, "1.5", `{"jsonrpc":"2.0","id":1.5,"result":{}}`, []string{"executed"}, "RPC-006"},
+		{FaultParamsNotObject, "", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}`, nil, ""},
+		{FaultBatch, "", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}`, []string{"wrong-code"}, "RPC-008"},
 	} {
-		r, why, bad := FaultAnswer(c.fault, msg(t, c.resp))
-		if bad != c.bad || r.Requirement != c.req || bad && why == "" {
-			t.Errorf("%s answered %s: %v %q %v", c.fault, c.resp, r, why, bad)
+		ds := FaultAnswer(c.fault, c.sent, Reply{Msg: msg(t, c.resp)})
+		var kinds []string
+		for _, d := range ds {
+			kinds = append(kinds, d.Kind)
+			if d.Rule.Requirement != c.req || d.Why == "" {
+				t.Errorf("%s answered %s: %+v, want %s", c.fault, c.resp, d, c.req)
+			}
+		}
+		if strings.Join(kinds, ",") != strings.Join(c.kinds, ",") {
+			t.Errorf("%s answered %s: %v, want %v", c.fault, c.resp, kinds, c.kinds)
 		}
 	}
-	if !IDUndeterminable(FaultTooDeep) || IDUndeterminable(FaultNone) {
-		t.Error("an id-less error answers a message too deep to parse, never a well-formed one")
+	if ds := FaultAnswer(FaultUnparseable, "", Reply{}); len(ds) != 1 || ds[0].Kind != "unanswered" {
+		t.Errorf("silence to unparseable input: %+v", ds)
+	}
+	if ds := FaultAnswer(FaultUnparseable, "", Reply{Status: 400}); len(ds) != 0 {
+		t.Errorf("an HTTP 400 answers unparseable input: %+v", ds)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for raw, want := range map[string]Fault{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`:            FaultNone,
+		`{"jsonrpc":"2.0","id":1,"method":"pi`:                FaultUnparseable,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xff\"}": FaultInvalidUTF8,
+		`42`:                                   FaultNotObject,
+		`[1,2]`:                                FaultBatch,
+		`{}`:                                   FaultWrongVersion,
+		`{"jsonrpc":"2.0"}`:                    FaultInvalidEnvelope,
+		`{"jsonrpc":"2.0","id":1}`:             FaultInvalidEnvelope,
+		`{"jsonrpc":"2.0","id":1,"method":42}`: FaultInvalidEnvelope,
+		`{"jsonrpc":"1.0","id":1,"method":"ping"}`:            FaultWrongVersion,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`:         FaultInvalidID,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":7}`: FaultParamsNotObject,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                FaultNone,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}`: FaultTooDeep,
+	} {
+		if got := Classify([]byte(raw), false); got != want {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+	if Classify([]byte("{\"jsonrpc\":\n\"2.0\"}"), true) != FaultEmbeddedNewline {
+		t.Error("a raw newline on stdio")
 	}
 }
 

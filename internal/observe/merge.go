@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/result"
 )
 
@@ -68,13 +69,10 @@ func (v Violation) Describe() string {
 
 func apply(r *result.Result, v Violation) {
 	level := catalog.Level(r.Level)
-	if req, ok := catalog.Get(r.Requirement); ok && r.Revision != "" {
-		level = req.LevelFor(catalog.Revision(r.Revision))
+	if _, ok := catalog.Get(r.Requirement); ok && r.Revision != "" {
+		level = judge.Level(r.Requirement, catalog.Revision(r.Revision))
 	}
-	verdict := result.WARN
-	if level == catalog.MUST && !v.Soft {
-		verdict = result.FAIL
-	}
+	verdict := judge.GradeAt(level, v.Soft) // the one grader's
 	quote := ""
 	if n := len(v.Frames); n > 0 {
 		quote = clip(v.Frames[n-1].Raw)

@@ -101,36 +101,6 @@ func (t *Target) Faults() *session.Faults { return &t.faults }
 // Latency returns the answer times observed on every session of the target.
 func (t *Target) Latency() *session.Latency { return &t.lat }
 
-// Adaptive waits. A wait for something a server may legitimately never
-// send is derived from the server's observed pace (Latency: the answer
-// times of cheap requests so far), never the per-request timeout, which is
-// only the limit for a hung server. The suite and the fuzzer share it.
-const (
-	// PatienceFloor is the shortest adaptive wait.
-	PatienceFloor = 250 * time.Millisecond
-	// PatienceFactor multiplies the observed p99.
-	PatienceFactor = 10
-	// MinLatencySamples: with fewer answers observed, the timeout is used.
-	MinLatencySamples = 5
-)
-
-// Patience is how long to wait for an answer the server may legitimately
-// never send, when no barrier can decide it: PatienceFactor × the p99 of
-// the answer times observed so far, at least PatienceFloor, at most the
-// per-request timeout (also used while fewer than MinLatencySamples
-// answers were observed).
-func (t *Target) Patience() time.Duration {
-	to := t.Timeout
-	if to <= 0 {
-		to = 5 * time.Second
-	}
-	l := t.Latency()
-	if l.Count() < MinLatencySamples {
-		return to
-	}
-	return min(max(PatienceFloor, PatienceFactor*l.Quantile(0.99)), to)
-}
-
 // Stats counts what a run opened: connections (on stdio each one a new
 // server process, those started ahead of need included), the handshakes
 // performed on them, and the time those handshakes took (on stdio

@@ -8,9 +8,6 @@ import (
 	"strings"
 )
 
-// Values derived from a tool's inputSchema, for the checks (through
-// internal/conform) and the fuzzer alike.
-
 // DeriveArgs builds an arguments object that satisfies an object schema's
 // required properties, from each property's const, default, first example
 // or first enum value, else a plain value of its type ("mcpconform", 1,

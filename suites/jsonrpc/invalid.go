@@ -3,28 +3,20 @@ package jsonrpc
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	c "github.com/mcpconform/mcpconform/internal/conform"
-	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
-// invalidProbe is one invalid request of RPC-006.
+// invalidProbe is one invalid request of RPC-006 (its fault is
+// judge.Classify's).
 type invalidProbe struct {
 	what    string
 	payload []byte
-	// sentID is the raw id of a request whose id breaks MCP's id rules
-	// (null, {}, 1.5): those rules bind the sender, so a server that runs
-	// the request and answers it with that very id is lenient (a WARN);
-	// one that answers with another id (1.5 read as 1) breaks the MUST that
-	// binds it: a response carries the id of the request it answers.
-	// Empty for the other probes, whose rules are JSON-RPC 2.0's (also the
-	// sender's): a WARN at most.
-	sentID string
-	// params: the params are not an object (-32602 is as right as -32600).
-	params bool
 }
 
 // judgeInvalid sends each probe on its own, followed by a barrier request,
@@ -34,9 +26,10 @@ type invalidProbe struct {
 // that probe is reported as the crash and the remaining probes go on a
 // fresh connection, so one fault does not hide the next.
 func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProbe) {
-	var crashes, mustBroken, silent []string
+	var crashes []string
+	var graded []gradedProbe
 	var lost []lostServer
-	rejected, nullIDs := 0, 0
+	rejected := 0
 	barrier(t, s) // the server's latency before any stimulus (it scales the barriers' waits)
 	for i, k := range cases {
 		t.Step("send a request with " + k.what)
@@ -45,23 +38,8 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 		alive := err == nil && barrier(t, s)
 		rs := ownResponses(responsesSince(s, mark), k.payload)
 		for _, r := range rs {
-			if r.msg.HasID && r.msg.ID.IsNull() {
-				nullIDs++
-			}
-			switch {
-			case r.msg.HasResult && k.sentID != "" && idText(r.msg) != k.sentID:
-				mustBroken = append(mustBroken, fmt.Sprintf("a request with %s was executed and answered with id %s: %s", k.what, idText(r.msg), c.Clip(r.msg.Raw)))
-			case r.msg.HasResult:
-				t.Warn("a request with %s was executed (JSON-RPC 2.0 calls it invalid; that rule binds the sender, MCP sets none for the server): %s", k.what, c.Clip(r.msg.Raw))
-			default:
-				code, _ := r.msg.ErrorCode()
-				if code != jsonrpc.CodeInvalidRequest && !(k.params && code == jsonrpc.CodeInvalidParams) {
-					want := "-32600"
-					if k.params {
-						want = "-32602 or -32600"
-					}
-					t.Warn("a request with %s got error %d instead of %s (JSON-RPC 2.0 SHOULD): %s", k.what, code, want, c.Clip(r.msg.Raw))
-				}
+			for _, g := range GradeFaultAnswer(k.payload, replyOf(&r, reply), t.Rev, t.Transport) {
+				graded = append(graded, gradedProbe{g, "a request with " + k.what, c.Clip(r.msg.Raw)})
 			}
 		}
 		if !alive {
@@ -82,43 +60,50 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 		if len(rs) > 0 {
 			continue
 		}
+		actual := "silence (the server answered the " + method + " sent after it)"
 		switch {
 		case reply != nil && reply.Status >= 400 && reply.Status < 500:
 			rejected++
 		case dropped(reply):
-			silent = append(silent, k.what+" (the server dropped the connection without an HTTP response)")
+			actual = "the server dropped the connection without an HTTP response"
 		case reply != nil:
-			silent = append(silent, fmt.Sprintf("%s (HTTP %d and no JSON-RPC response)", k.what, reply.Status))
-		default:
-			silent = append(silent, k.what)
+			actual = fmt.Sprintf("HTTP %d and no JSON-RPC response", reply.Status)
+		}
+		for _, g := range GradeFaultAnswer(k.payload, replyOf(nil, reply), t.Rev, t.Transport) {
+			graded = append(graded, gradedProbe{g, "a request with " + k.what, actual})
 		}
 	}
 	crashes = append(stillLost(t, lost), crashes...)
 	if rejected > 0 {
 		t.Note("%d of %d invalid requests were rejected with an HTTP 4xx and no JSON-RPC error", rejected, len(cases))
 	}
-	if len(silent) > 0 {
-		t.Warn("%d of %d invalid requests got no JSON-RPC error (JSON-RPC 2.0 SHOULD: -32600), the server answering the next request: %s",
-			len(silent), len(cases), strings.Join(silent, "; "))
-	}
-	if nullIDs > 0 {
-		t.Warn(`%d invalid-request error(s) carry "id": null; the MCP schema wants the id omitted (tolerated: TOL-14)`, nullIDs)
-	}
-	// A crash breaks the liveness requirement (RPC-014's FAIL); here it
-	// means the invalid requests got no -32600, which JSON-RPC asks only as
-	// a SHOULD of the server: a WARN, unless an id rule (MUST) broke too.
+	// A crash breaks the liveness requirement (RPC-014's FAIL, recorded
+	// run-wide); here it means the invalid requests got no -32600, which
+	// JSON-RPC asks only as a SHOULD of the server: a WARN, unless the
+	// grader found an id rule (MUST) broken too.
 	if len(crashes) > 0 {
 		crashed := fmt.Sprintf("the server stopped answering %d time(s) in %d invalid requests", len(crashes), len(cases))
-		if len(mustBroken) == 0 {
+		if !slices.ContainsFunc(graded, func(g gradedProbe) bool { return g.Verdict == judge.FAIL }) {
+			for _, g := range graded {
+				t.Warn("also: %s: %s", g.what, g.Why)
+			}
 			t.CrashedAt(catalog.SHOULD, "the server keeps answering after invalid requests ("+method+")", strings.Join(crashes, "; "), "%s", crashed)
 		}
 		t.RecordCrash("%s: %s", crashed, strings.Join(crashes, "; "))
 		t.Warn("%s: %s", crashed, strings.Join(crashes, "; "))
 	}
-	if len(mustBroken) > 0 {
-		t.Violation("a response carries the id of the request it answers (MCP MUST); better, -32600 and no execution", strings.Join(mustBroken, "; "),
-			"the server executed %d request(s) with an invalid id and answered them with another id", len(mustBroken))
-	}
+	slices.SortStableFunc(graded, func(a, b gradedProbe) int {
+		switch {
+		case a.Verdict == b.Verdict:
+			return 0
+		case a.Verdict == judge.FAIL:
+			return -1
+		case b.Verdict == judge.FAIL:
+			return 1
+		}
+		return 0
+	})
+	reportGraded(t, "-32600 and no execution; a response carries the id of the request it answers (MCP MUST)", graded)
 }
 
 // lostHow says how the server was lost: the connection ended, or it stopped
@@ -133,21 +118,6 @@ func lostHow(s *session.Session, method string, sendErr error) string {
 	return "no answer to the " + method + " that followed"
 }
 
-// idText is a message's id as sent on the wire, without white space
-// ("absent" when it has none).
-func idText(m *jsonrpc.Message) string {
-	if !m.HasID {
-		return "absent"
-	}
-	var raw struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(m.Raw, &raw) != nil {
-		return m.ID.String()
-	}
-	return strings.Join(strings.Fields(string(raw.ID)), "")
-}
-
 // ownResponses leaves out responses that carry an id the harness gave an
 // earlier message (a late answer to another check's probe) rather than
 // this probe's id or one derived from its invalid id.
@@ -159,7 +129,7 @@ func ownResponses(rs []received, payload []byte) []received {
 	own := strings.Join(strings.Fields(string(sent.ID)), "")
 	var out []received
 	for _, r := range rs {
-		if id := idText(r.msg); strings.HasPrefix(id, `"mcpconform-`) && id != own {
+		if id := judge.RawID(r.msg); strings.HasPrefix(id, `"mcpconform-`) && id != own {
 			continue
 		}
 		out = append(out, r)

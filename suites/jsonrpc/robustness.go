@@ -140,23 +140,18 @@ var _ = c.Area("jsonrpc", func() {
 		for _, n := range pc.notes {
 			t.Note("%s", n)
 		}
-		for _, w := range pc.warns {
-			t.Warn("%s", w)
-		}
 		if pc.fatal != nil {
 			t.Error("%v", pc.fatal)
 		}
 		crashes = append(crashes, pc.crashes...)
 		crashes = append(crashes, stillLost(t, pc.lost)...)
 		if len(crashes) > 0 {
-			for _, p := range pc.problems {
-				t.Warn("also: %s", p)
+			for _, g := range pc.graded {
+				t.Warn("also: %s: %s", g.what, g.Why)
 			}
 			t.Crashed("the server keeps answering ("+m+")", strings.Join(crashes, "; "), "the server stopped answering %d time(s)", len(crashes))
 		}
-		if len(pc.problems) > 0 {
-			t.Violation(pc.expected, pc.actual, "%s", strings.Join(pc.problems, "; "))
-		}
+		reportGraded(t, "a -32700 parse error", pc.graded)
 	})
 
 	c.It("RPC-006", "invalid requests are never executed and get -32600", func(t *c.T) {
@@ -173,16 +168,16 @@ var _ = c.Area("jsonrpc", func() {
 		}
 		methodJSON, _ := json.Marshal(m)
 		id := func(tag string) string { b, _ := json.Marshal(freshID(s, tag)); return string(b) }
-		// Each sub-case carries its own level (see invalidProbe.sentID):
-		// the rules these requests break bind their sender, so a server's
+		// Each sub-case carries its own level (GradeFaultAnswer): the
+		// rules these requests break bind their sender, so a server's
 		// leniency is a WARN at most; answering with an id other than the
 		// request's breaks the MUST that binds the server.
 		cases := []invalidProbe{
 			{what: "no method", payload: body(`"jsonrpc":"2.0","id":` + id("no-method"))},
 			{what: `"jsonrpc": "1.0"`, payload: body(`"jsonrpc":"1.0","id":` + id("v1") + `,"method":` + string(methodJSON))},
-			{what: `"id": null`, payload: body(`"jsonrpc":"2.0","id":null,"method":` + string(methodJSON)), sentID: "null"},
-			{what: `"id": {}`, payload: body(`"jsonrpc":"2.0","id":{},"method":` + string(methodJSON)), sentID: "{}"},
-			{what: `"id": 1.5`, payload: body(`"jsonrpc":"2.0","id":1.5,"method":` + string(methodJSON)), sentID: "1.5"},
+			{what: `"id": null`, payload: body(`"jsonrpc":"2.0","id":null,"method":` + string(methodJSON))},
+			{what: `"id": {}`, payload: body(`"jsonrpc":"2.0","id":{},"method":` + string(methodJSON))},
+			{what: `"id": 1.5`, payload: body(`"jsonrpc":"2.0","id":1.5,"method":` + string(methodJSON))},
 			{what: `"method": 42`, payload: body(`"jsonrpc":"2.0","id":` + id("method-42") + `,"method":42`)},
 		}
 		for _, k := range []struct{ what, params string }{
@@ -190,7 +185,7 @@ var _ = c.Area("jsonrpc", func() {
 			{"params an array", `[1,2]`},
 			{"params a number", `7`},
 		} {
-			cases = append(cases, invalidProbe{what: k.what, params: true,
+			cases = append(cases, invalidProbe{what: k.what,
 				payload: []byte(`{"jsonrpc":"2.0","id":` + id("params") + `,"method":` + string(methodJSON) + `,"params":` + k.params + `}`)})
 		}
 		judgeInvalid(t, s, m, cases)
@@ -522,11 +517,39 @@ func cheapFresh(t *c.T) bool {
 // parseCases is what RPC-005's unparseable inputs brought: the check's
 // goroutine reports it (run may run beside it, and so must not).
 type parseCases struct {
-	notes, warns, problems, crashes []string
-	expected, actual                string
-	lost                            []lostServer
-	opened                          []*session.Session
-	fatal                           error
+	notes, crashes []string
+	graded         []gradedProbe
+	lost           []lostServer
+	opened         []*session.Session
+	fatal          error
+}
+
+// gradedProbe is a deviation in the answer to one probe of a check.
+type gradedProbe struct {
+	GradedAnswer
+	what, actual string
+}
+
+// reportGraded reports the graded deviations of a check's probes (FAILs
+// first, see GradeFaultAnswer): a tolerance is a WARN note; the first other
+// one ends the check with the grader's verdict, the rest of them noted.
+func reportGraded(t *c.T, expected string, gs []gradedProbe) {
+	var rest []gradedProbe
+	for _, g := range gs {
+		if strings.HasPrefix(g.Note, "tolerated: ") {
+			t.Warn("%s (%s %s)", g.Why, g.Requirement, g.Note)
+			continue
+		}
+		rest = append(rest, g)
+	}
+	if len(rest) == 0 {
+		return
+	}
+	for _, g := range rest[1:] {
+		t.Warn("also: %s: %s (%s %s %s)", g.what, g.Why, g.Verdict, g.Requirement, g.Level)
+	}
+	g := rest[0]
+	t.Deviation(g.Judgement, expected, g.actual, "%s: %s", g.what, g.Why)
 }
 
 // run sends each case on s, a barrier request after it, and judges the
@@ -553,38 +576,25 @@ func (pc *parseCases) run(t *c.T, s *session.Session, m string, cases []parseCas
 			// handshaken just now: nothing of earlier traffic to settle
 			continue
 		}
-		var got *jsonrpc.Message
+		var got *received
 		if rs := ownResponses(responsesSince(s, mark), k.payload); len(rs) > 0 {
-			got = rs[0].msg
+			got = &rs[0]
 		}
-		problem := func(a, format string, args ...any) {
-			pc.problems = append(pc.problems, fmt.Sprintf(format, args...))
-			if pc.actual == "" {
-				pc.expected, pc.actual = "a -32700 parse error", a
-			}
-		}
+		actual := "silence (the server answered the " + m + " sent after it)"
 		switch {
-		case got == nil && reply != nil && reply.Status >= 400 && reply.Status < 500:
+		case got != nil:
+			actual = c.Clip(got.msg.Raw)
+		case dropped(reply):
+			actual = "the server dropped the connection without an HTTP response"
+		case reply != nil && reply.Status >= 400 && reply.Status < 500:
 			// Streamable HTTP: invalid input gets 400, whose body MAY
 			// carry a JSON-RPC error (the transport's rule, not a miss)
 			pc.notes = append(pc.notes, fmt.Sprintf("%s was rejected with HTTP %d and no JSON-RPC error (%s)", k.what, reply.Status, bodyWords(t, s, mark, reply.Exchange)))
-		case got == nil:
-			a := "silence (the server answered the " + m + " sent after it)"
-			if dropped(reply) {
-				a = "the server dropped the connection without an HTTP response"
-			} else if reply != nil {
-				a = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
-			}
-			problem(a, "%s got no parse error", k.what)
-		case got.HasResult:
-			problem(c.Clip(got.Raw), "the server executed %s", k.what)
-		default:
-			if code, _ := got.ErrorCode(); code != jsonrpc.CodeParseError {
-				problem(c.Clip(got.Raw), "%s got the wrong error code %d", k.what, code)
-			}
-			if got.HasID && got.ID.IsNull() {
-				pc.warns = append(pc.warns, fmt.Sprintf(`the parse error for %s carries "id": null; the MCP schema wants the id omitted (normal JSON-RPC, tolerated: TOL-14)`, k.what))
-			}
+		case reply != nil:
+			actual = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
+		}
+		for _, g := range GradeFaultAnswer(k.payload, replyOf(got, reply), t.Rev, t.Transport) {
+			pc.graded = append(pc.graded, gradedProbe{g, k.what, actual})
 		}
 	}
 }

@@ -31,14 +31,14 @@ func server() mcptarget.Target {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-var target = fuzz.NewTarget(server())
+var fuzzTarget = fuzz.NewTarget(server())
 
 func FuzzServerLibFuzzer(f *testing.F) {
 	for _, seed := range []string{"a", "b", "c", "d"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := target.Input(data); err != nil {
+		if err := fuzzTarget.Input(data); err != nil {
 			t.Fatal(err)
 		}
 	})
