@@ -29,12 +29,13 @@ test:
 # scripts of mcpconform repro for every kill-matrix row's FAIL results
 # against the mutant and the reference (fixtures/killmatrix/repro_test.go)
 # and those of a go-sdk v1.8.0 example's crashes (internal/repro/gosdk_test.go,
-# builds two go-sdk examples). ~3
-# minutes; their shrinking is bounded in time, so they run on their own,
-# not beside the kill matrix.
+# builds two go-sdk examples). ~3 minutes without the repro proof, which
+# runs every kill-matrix row again (~13 minutes on a loaded machine); the
+# campaigns' shrinking is bounded in time, so they run on their own, not
+# beside the kill matrix.
 SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts|TestReproGoSDK
 test-slow:
-	$(GO) test -tags slow -count=1 -timeout 20m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
+	$(GO) test -tags slow -count=1 -timeout 40m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
 
 # The third-party corpus (fixtures/thirdparty, slow, not part of test):
 # installs pinned independent servers (npm and go-sdk examples) into

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -161,6 +162,9 @@ func (in input) script() (string, error) {
 	w("# server behaves as required, 2 cannot tell. MCPCONFORM_WAIT: seconds per answer.\n")
 	if in.transport == "http" {
 		w("# Target: MCPCONFORM_TARGET_URL overrides the URL of the run; a bearer token is\n# read from MCP_TOKEN (never written here).\n")
+		if len(in.target.Headers) > 0 {
+			w("# The run also sent these headers (--header), not replayed: their values may be secret: %s\n", strings.Join(in.target.Headers, " "))
+		}
 		w("TARGET_URL=${MCPCONFORM_TARGET_URL:-%s}\n", sq(in.target.URL))
 		w("[ -n \"$TARGET_URL\" ] || { echo 'set MCPCONFORM_TARGET_URL to the server'\"'\"'s URL' >&2; exit 2; }\n")
 	} else {
@@ -387,6 +391,9 @@ func (in input) msgOf(e result.Exchange) msg {
 			switch strings.ToLower(name) {
 			case "authorization", "content-length", "host", "user-agent", "accept-encoding", "cookie", "proxy-authorization", "last-event-id":
 				continue
+			}
+			if slices.ContainsFunc(in.target.Headers, func(h string) bool { return strings.EqualFold(h, name) }) {
+				continue // a header the user gave (--header): its value may be secret
 			}
 			for _, v := range vs {
 				if strings.Contains(v, "[REDACTED]") {

@@ -63,7 +63,7 @@ func itoa(n int) string {
 
 // A script never holds a token, and without a rule it replays and exits 2.
 func TestScriptShape(t *testing.T) {
-	rep := &result.Report{Target: result.Target{Transport: "http", URL: "http://127.0.0.1:1/mcp", Auth: "bearer token from env MCP_TOKEN"}}
+	rep := &result.Report{Target: result.Target{Transport: "http", URL: "http://127.0.0.1:1/mcp", Auth: "bearer token from env MCP_TOKEN", Headers: []string{"X-Api-Key"}}}
 	res := result.Result{Requirement: "TOOL-001", Verdict: result.FAIL, Transport: "http", Revision: "2025-11-25", Title: "t",
 		Transcript: []result.Exchange{{Conn: "http#1", Direction: "send", Kind: "message", Body: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
 			HTTP: &wireInfo}}}
@@ -71,7 +71,7 @@ func TestScriptShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(s, "secret-value") || strings.Contains(s, "REDACTED") {
+	if strings.Contains(s, "secret-value") || strings.Contains(s, "REDACTED") || strings.Contains(s, "api-key-value") {
 		t.Errorf("the script holds a credential:\n%s", s)
 	}
 	if !strings.Contains(s, `Authorization: Bearer $MCP_TOKEN`) {

@@ -298,7 +298,7 @@ func pickCrash(in input) []int {
 		return -1
 	}
 	for c, e := range in.tx {
-		if e.Kind == "closed" && e.Direction == "recv" && !strings.Contains(e.Note, "by harness") {
+		if e.Kind == "closed" && e.Direction == "recv" && !strings.Contains(e.Note, "by harness") && in.unanswered(e.Conn, c) {
 			if i := lastInput(e.Conn, c); i >= 0 {
 				return []int{i}
 			}
@@ -312,6 +312,20 @@ func pickCrash(in input) []int {
 		}
 	}
 	return nil
+}
+
+// unanswered reports whether a request sent on conn before tx[before]
+// got no answer: a process that ends then stopped answering; one that
+// ends with everything answered was shut down (its stdin closed).
+func (in input) unanswered(conn string, before int) bool {
+	for i := 0; i < before; i++ {
+		if e := in.tx[i]; e.Conn == conn && sent(e) {
+			if id, _ := idAndMethod([]byte(e.Body)); id != "" && in.answerOf(i) < 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pickWrongAnswer: the last request for which pred holds whose recorded
