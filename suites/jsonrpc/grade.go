@@ -27,17 +27,7 @@ func GradeFaultAnswer(payload []byte, reply judge.Reply, rev catalog.Revision, t
 	for _, d := range judge.FaultAnswer(f, judge.SentID(payload), reply) {
 		out = append(out, GradedAnswer{d.Rule.Judge(rev, false, false), d.Why})
 	}
-	slices.SortStableFunc(out, func(a, b GradedAnswer) int {
-		switch {
-		case a.Verdict == b.Verdict:
-			return 0
-		case a.Verdict == judge.FAIL:
-			return -1
-		case b.Verdict == judge.FAIL:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b GradedAnswer) int { return failFirst(a.Verdict, b.Verdict) })
 	return out
 }
 
@@ -53,4 +43,17 @@ func replyOf(got *received, reply *wire.Reply) judge.Reply {
 		r.Status = reply.Status
 	}
 	return r
+}
+
+// failFirst orders graded answers with the FAILs first.
+func failFirst(a, b judge.Verdict) int {
+	switch {
+	case a == b:
+		return 0
+	case a == judge.FAIL:
+		return -1
+	case b == judge.FAIL:
+		return 1
+	}
+	return 0
 }

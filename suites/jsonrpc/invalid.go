@@ -92,17 +92,7 @@ func judgeInvalid(t *c.T, s *session.Session, method string, cases []invalidProb
 		t.RecordCrash("%s: %s", crashed, strings.Join(crashes, "; "))
 		t.Warn("%s: %s", crashed, strings.Join(crashes, "; "))
 	}
-	slices.SortStableFunc(graded, func(a, b gradedProbe) int {
-		switch {
-		case a.Verdict == b.Verdict:
-			return 0
-		case a.Verdict == judge.FAIL:
-			return -1
-		case b.Verdict == judge.FAIL:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(graded, func(a, b gradedProbe) int { return failFirst(a.Verdict, b.Verdict) })
 	reportGraded(t, "-32600 and no execution; a response carries the id of the request it answers (MCP MUST)", graded)
 }
 
