@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
@@ -51,6 +50,12 @@ const (
 // (it follows the live heap below it: memory.go) unless
 // GOMEMLIMIT says otherwise.
 const runMemoryLimit = 384 << 20
+
+// defaultParallel is --parallel's default: checks waiting on a slow server
+// cost the harness no CPU, so the bound is on the server (its processes,
+// its sessions), not on this machine's cores. A fast server's checks stay
+// one at a time per revision (lanes grow only while a check waits).
+const defaultParallel = 8
 
 var version = ""
 
@@ -305,7 +310,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		revision    = fs.String("revision", "auto", "auto, or a comma list of revisions (2024-11-05 … 2026-07-28)")
 		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for junit.xml and report.json")
 		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
-		parallel    = fs.Int("parallel", runtime.GOMAXPROCS(0), "checks run at once (default: one per core the process may use, GOMAXPROCS): above 1, each protocol revision's checks run beside the other revisions', with the verdicts of a run of one check at a time; 1: one check at a time")
+		parallel    = fs.Int("parallel", defaultParallel, "checks run at once: above 1, each protocol revision's checks run in a lane beside the other revisions', and a lane takes more workers (each with its own shared session), up to this many, while its checks wait on a slow server (a start-up, a slow tool or answer); the verdicts are those of a run of one check at a time; 1: one check at a time")
 		window      = fs.Duration("window", 0, "grace period, after a barrier request was answered, to watch for traffic that must not come (default: adaptive, 3× the observed p99 latency within 5ms..25ms)")
 		maxPages    = fs.Int("max-pages", conform.DefaultMaxPages, "cap on the pages of each list walk (a longer list is reported as endless)")
 		strict      = fs.Bool("strict", false, "WARN fails the run")

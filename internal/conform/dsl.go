@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega/format"
@@ -50,6 +51,12 @@ type Outcome struct {
 	Notes []string `json:"notes,omitempty"`
 	// Frames is the part of the transcript this check produced.
 	Frames []wire.Frame `json:"-"`
+	// Started and Elapsed time the check itself (with lanes, a spec waits
+	// for its lane before it: Ginkgo's run time is not the check's);
+	// Lane names the lane worker that ran it ("": no lanes).
+	Started time.Time     `json:"-"`
+	Elapsed time.Duration `json:"-"`
+	Lane    string        `json:"-"`
 }
 
 // String is the one-line form of an outcome, so that a formatter printing
@@ -300,10 +307,15 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 	ctx, cancel := context.WithTimeout(sctx, env.SpecBudget)
 	defer cancel()
 	if env.OnCheck != nil {
-		env.OnCheck(rev, fmt.Sprintf("%s [%s] (%s)", req.ID, rev, req.Title))
+		w := 0
+		if lane != nil {
+			w = lane.worker
+		}
+		env.OnCheck(laneName(rev, w), fmt.Sprintf("%s [%s] (%s)", req.ID, rev, req.Title))
 	}
 	t := newT(ctx, env, req, rev, transport)
 	t.lane = lane
+	started := time.Now()
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -318,6 +330,10 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 	}()
 	t.finish()
 	out := t.out
+	out.Started, out.Elapsed = started, time.Since(started)
+	if lane != nil {
+		out.Lane = laneName(rev, lane.worker)
+	}
 	if sctx.Err() != nil && out.Verdict != PASS && out.Verdict != NA {
 		// Ginkgo cancelled the check (Ctrl-C or the run budget): whatever
 		// failed afterwards is not the server's doing.

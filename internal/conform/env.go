@@ -52,17 +52,21 @@ type Env struct {
 	// SampleArgs are user-configured arguments for particular tools
 	// (--config), for checks that need a successful call.
 	SampleArgs map[string]map[string]any
-	// OnCheck, when set, is told the revision and name of each check as
-	// it starts (the run-wide observers name the check that provoked a
-	// message; with lanes, one check runs per revision at a time).
-	OnCheck func(rev catalog.Revision, name string)
+	// OnCheck, when set, is told the lane (LaneOf) and name of each check
+	// as it starts (the run-wide observers name the check that provoked a
+	// message; with lanes, one check runs per lane worker at a time).
+	OnCheck func(lane, name string)
 
 	// lanes, when set (UseLanes), runs each revision's checks beside the
 	// other revisions'.
 	lanes *lanes
 
 	mu     sync.Mutex
-	shared map[catalog.Revision]*sharedSession
+	shared map[sharedKey]*sharedSlot
+	// owners maps the connections of a lane worker's shared session and of
+	// the sessions its checks opened (T.Open, T.Fresh) to the worker
+	// (lanes: several workers of one revision run at once).
+	owners sync.Map
 	// closing counts sessions being closed in the background (CloseLater).
 	closing sync.WaitGroup
 	// memos holds the work checks share (Memo).
@@ -126,6 +130,20 @@ func (e *Env) CloseLater(s *session.Session) {
 	}()
 }
 
+// sharedKey names a shared session: a revision's, for one of its lane's
+// workers (0 without lanes).
+type sharedKey struct {
+	rev    catalog.Revision
+	worker int
+}
+
+// sharedSlot holds one shared session; its lock is held while the session
+// is opened, so that workers open theirs at once.
+type sharedSlot struct {
+	mu  sync.Mutex
+	cur *sharedSession
+}
+
 type sharedSession struct {
 	s   *session.Session
 	err error
@@ -167,13 +185,17 @@ func (e *Env) Recorder() *wire.Recorder { return e.Target.Recorder }
 // Shared returns the shared, handshaken session for rev, opening (or
 // re-opening, when the previous one died) it on demand.
 func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.shared == nil {
-		e.shared = map[catalog.Revision]*sharedSession{}
-	}
+	return e.sharedOf(ctx, rev, 0)
+}
+
+// sharedOf is Shared for one worker of rev's lane: each has its own.
+func (e *Env) sharedOf(ctx context.Context, rev catalog.Revision, worker int) (*session.Session, error) {
+	key := sharedKey{rev, worker}
+	slot := e.slot(key)
+	slot.mu.Lock()
+	defer slot.mu.Unlock()
 	stalls := 0
-	if sh := e.shared[rev]; sh != nil {
+	if sh := slot.cur; sh != nil {
 		if sh.s != nil {
 			if closed, _ := sh.s.Closed(); !closed {
 				if !sh.s.Stalled() {
@@ -188,7 +210,7 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 				if stalls >= maxStalls {
 					err := fmt.Errorf("the server stopped answering: %d %s sessions in a row went silent after a request timed out, and a probe got no answer within %s", stalls, rev, e.Patience())
 					e.Target.Recorder.Note(sh.s.Conn().Name(), err.Error()+"; no more reconnecting")
-					e.shared[rev] = &sharedSession{err: err, stalls: stalls}
+					slot.cur = &sharedSession{err: err, stalls: stalls}
 					return nil, err
 				}
 				e.Target.Recorder.Note(sh.s.Conn().Name(), "the shared session stopped answering (silent since a request timed out, and a probe went unanswered); reconnecting")
@@ -204,8 +226,26 @@ func (e *Env) Shared(ctx context.Context, rev catalog.Revision) (*session.Sessio
 	if err != nil {
 		err = fmt.Errorf("could not open a %s session: %w", rev, err)
 	}
-	e.shared[rev] = &sharedSession{s: s, err: err, stalls: stalls}
+	slot.cur = &sharedSession{s: s, err: err, stalls: stalls}
+	if s != nil {
+		e.owners.Store(s.Conn().Name(), worker)
+	}
 	return s, err
+}
+
+// slot returns the slot of key, making it on first use.
+func (e *Env) slot(key sharedKey) *sharedSlot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shared == nil {
+		e.shared = map[sharedKey]*sharedSlot{}
+	}
+	sl := e.shared[key]
+	if sl == nil {
+		sl = &sharedSlot{}
+		e.shared[key] = sl
+	}
+	return sl
 }
 
 // answers probes a stalled shared session with a cheap request (ping, or
@@ -222,35 +262,59 @@ func (e *Env) answers(ctx context.Context, s *session.Session, rev catalog.Revis
 // Adopt installs an already handshaken session as the shared session of
 // rev (the era probes' sessions).
 func (e *Env) Adopt(rev catalog.Revision, s *session.Session) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.shared == nil {
-		e.shared = map[catalog.Revision]*sharedSession{}
-	}
-	e.shared[rev] = &sharedSession{s: s}
+	sl := e.slot(sharedKey{rev, 0})
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	sl.cur = &sharedSession{s: s}
+	e.owners.Store(s.Conn().Name(), 0)
 }
 
 // Close ends the shared sessions (concurrently) and waits for the
 // background closes.
 func (e *Env) Close() {
 	e.mu.Lock()
-	for _, sh := range e.shared {
-		if sh.s != nil {
-			e.CloseLater(sh.s)
-		}
-	}
+	slots := e.shared
 	e.shared = nil
 	e.mu.Unlock()
+	for _, sl := range slots {
+		sl.mu.Lock()
+		if sl.cur != nil && sl.cur.s != nil {
+			e.CloseLater(sl.cur.s)
+		}
+		sl.mu.Unlock()
+	}
 	e.closing.Wait()
 }
+
+// LaneOf names the lane worker whose check uses connection conn
+// ("REVISION/N"), or the revision alone when no worker claimed it (a
+// connection a check opened through the target directly), or "".
+func (e *Env) LaneOf(conn string) string {
+	rev, ok := e.Target.RevisionOf(conn)
+	if !ok {
+		return ""
+	}
+	if w, ok := e.owners.Load(conn); ok {
+		return laneName(rev, w.(int))
+	}
+	return string(rev)
+}
+
+func laneName(rev catalog.Revision, worker int) string { return fmt.Sprintf("%s/%d", rev, worker) }
 
 // EachShared calls fn with the connection of every shared session.
 func (e *Env) EachShared(fn func(wire.Conn)) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, sh := range e.shared {
-		if sh.s != nil {
-			fn(sh.s.Conn())
+	slots := make([]*sharedSlot, 0, len(e.shared))
+	for _, sl := range e.shared {
+		slots = append(slots, sl)
+	}
+	e.mu.Unlock()
+	for _, sl := range slots {
+		sl.mu.Lock()
+		if sl.cur != nil && sl.cur.s != nil {
+			fn(sl.cur.s.Conn())
 		}
+		sl.mu.Unlock()
 	}
 }

@@ -45,6 +45,9 @@ type lanes struct {
 	jobs    map[specKey]*job
 	started bool
 
+	// revs holds each revision's lane once started.
+	revs map[catalog.Revision]*revLane
+
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	slots  chan struct{}
@@ -60,6 +63,9 @@ type lanes struct {
 type laneCheck struct {
 	l     *lanes
 	steps []string
+	// worker is the revision's worker running the check (0 the first):
+	// each has its own shared session.
+	worker int
 
 	mu        sync.Mutex
 	held      int // 0 none, 1 read, 2 write
@@ -77,6 +83,50 @@ func (c *laneCheck) alone() {
 	c.held = 0
 	c.l.alone.Lock()
 	c.held = 2
+}
+
+// pause lets the check's hold go while it waits for another check (a
+// memo being computed); resume takes it back. Both accept a nil c (no
+// lanes).
+func (c *laneCheck) pause() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	held := c.held
+	switch held {
+	case 1:
+		c.l.alone.RUnlock()
+	case 2:
+		c.l.alone.Unlock()
+	}
+	c.held = 0
+	return held
+}
+
+func (c *laneCheck) resume(held int) {
+	if c == nil || held == 0 {
+		return
+	}
+	// Taken outside c.mu: a writer waiting for the lanes must not block
+	// release (abandon) of this check.
+	if held == 2 {
+		c.l.alone.Lock()
+	} else {
+		c.l.alone.RLock()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.abandoned {
+		if held == 2 {
+			c.l.alone.Unlock()
+		} else {
+			c.l.alone.RUnlock()
+		}
+		return
+	}
+	c.held = held
 }
 
 // release lets the hold go; abandon also stops the check from taking one.
@@ -134,7 +184,17 @@ func (l *lanes) register(req catalog.Requirement, rev catalog.Revision, transpor
 	l.jobs[specKey{req.ID, rev}] = &job{req: req, transport: transport, fn: fn, done: make(chan struct{})}
 }
 
-// start runs each revision's lane (once, when Ginkgo runs the first spec).
+// revLane is one revision's checks, in the order the run reports them,
+// and the workers that take them in that order.
+type revLane struct {
+	rev     catalog.Revision
+	jobs    []*job
+	next    int // the next job to hand out (under lanes.mu)
+	workers int // workers started (under lanes.mu)
+}
+
+// start runs each revision's lane (once, when Ginkgo runs the first spec):
+// one worker per revision, more when its checks are slow (grow).
 func (l *lanes) start() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -142,30 +202,67 @@ func (l *lanes) start() {
 		return
 	}
 	l.started = true
+	l.revs = map[catalog.Revision]*revLane{}
 	for rev, ids := range l.order {
-		var jobs []*job
+		rl := &revLane{rev: rev}
 		for _, id := range ids {
 			if j := l.jobs[specKey{id, rev}]; j != nil {
-				jobs = append(jobs, j)
+				rl.jobs = append(rl.jobs, j)
 			}
 		}
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for _, j := range jobs {
-				select {
-				case l.slots <- struct{}{}:
-				case <-l.ctx.Done():
-				}
-				if l.ctx.Err() == nil {
-					j.out, j.steps = l.run(j, rev)
-					<-l.slots
-				}
-				close(j.done)
-			}
-		}()
+		l.revs[rev] = rl
+		l.spawn(rl)
 	}
 }
+
+// spawn starts another worker on rl (l.mu held).
+func (l *lanes) spawn(rl *revLane) {
+	w := rl.workers
+	rl.workers++
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		for {
+			l.mu.Lock()
+			var j *job
+			if rl.next < len(rl.jobs) {
+				j = rl.jobs[rl.next]
+				rl.next++
+			}
+			l.mu.Unlock()
+			if j == nil {
+				return
+			}
+			select {
+			case l.slots <- struct{}{}:
+			case <-l.ctx.Done():
+			}
+			if l.ctx.Err() == nil {
+				j.out, j.steps = l.run(j, rl, w)
+				<-l.slots
+			}
+			close(j.done)
+		}
+	}()
+}
+
+// grow starts another worker on rl when checks are still waiting for one
+// and rl has fewer than the lanes' width: a check that ran growAfter is
+// waiting on a slow server (a start-up, a slow tool, a slow answer), and
+// the checks behind it need not wait with it. Each worker has its own
+// shared session (Env.Shared): a worker's checks run one after another on
+// it, as a lane's do.
+func (l *lanes) grow(rl *revLane) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ctx.Err() == nil && rl.next < len(rl.jobs) && rl.workers < l.width {
+		l.spawn(rl)
+	}
+}
+
+// growAfter is how long a check runs before its revision gets another
+// worker (lanes.grow). On a fast server most checks end well within it.
+var growAfter = 250 * time.Millisecond
 
 // laneGrace is how long a check in a lane may run past its budget (or, once
 // the run was interrupted, past the interruption) before its lane gives up
@@ -175,13 +272,14 @@ var laneGrace = 5 * time.Second
 // run executes j in its own goroutine and returns its outcome and steps; a
 // check that overruns its budget by laneGrace (one that ignores its
 // context) is abandoned with ERROR, so that the lane goes on.
-func (l *lanes) run(j *job, rev catalog.Revision) (*Outcome, []string) {
+func (l *lanes) run(j *job, rl *revLane, worker int) (*Outcome, []string) {
+	rev := rl.rev
 	type result struct {
 		out   *Outcome
 		steps []string
 	}
 	ch := make(chan result, 1)
-	lc := &laneCheck{l: l, held: 1}
+	lc := &laneCheck{l: l, held: 1, worker: worker}
 	l.alone.RLock()
 	go func() {
 		out := execute(l.ctx, l.env, j.req, rev, j.transport, j.fn, lc)
@@ -193,6 +291,8 @@ func (l *lanes) run(j *job, rev catalog.Revision) (*Outcome, []string) {
 	}()
 	budget := time.NewTimer(l.env.SpecBudget + laneGrace)
 	defer budget.Stop()
+	slow := time.NewTimer(growAfter)
+	defer slow.Stop()
 	var interrupted <-chan time.Time
 	ctxDone := l.ctx.Done()
 	abandon := func(why string) (*Outcome, []string) {
@@ -203,6 +303,8 @@ func (l *lanes) run(j *job, rev catalog.Revision) (*Outcome, []string) {
 		select {
 		case r := <-ch:
 			return r.out, r.steps
+		case <-slow.C:
+			l.grow(rl)
 		case <-budget.C:
 			return abandon(fmt.Sprintf("the check did not end within its budget of %s (and %s more): abandoned", l.env.SpecBudget, laneGrace))
 		case <-ctxDone:

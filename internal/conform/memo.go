@@ -30,7 +30,7 @@ func NewMemo[V any](name string) *Memo[V] { return &Memo[V]{name: name} }
 // that asks computes it again. A check whose budget runs out while it waits
 // ends with ERROR.
 func (m *Memo[V]) Get(t *T, compute func() V) V {
-	v, ok := t.Env.memos.get(t.Ctx, memoKey{memo: m, rev: t.Rev, transport: t.Transport}, func() any { return compute() })
+	v, ok := t.Env.memos.get(t.Ctx, memoKey{memo: m, rev: t.Rev, transport: t.Transport}, func() any { return compute() }, t.lane)
 	if !ok {
 		t.Error("the check's budget ran out while it waited for %s (computed by another check)", m.name)
 	}
@@ -57,8 +57,10 @@ type memoTable struct {
 }
 
 // get returns k's value, computing it once; ok is false when ctx ended
-// while another caller's computation was running.
-func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any) (v any, ok bool) {
+// while another caller's computation was running. A caller in a lane
+// (lc not nil) lets its hold on the lanes go while it waits for another
+// caller's computation: that one may need the lanes to itself (T.Alone).
+func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any, lc *laneCheck) (v any, ok bool) {
 	for {
 		tb.mu.Lock()
 		if tb.m == nil {
@@ -73,11 +75,14 @@ func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any) (v 
 			return e.v, true
 		}
 		tb.mu.Unlock()
+		held := lc.pause()
 		select {
 		case <-e.done:
 		case <-ctx.Done():
+			lc.resume(held)
 			return nil, false
 		}
+		lc.resume(held)
 		if e.ok {
 			return e.v, true
 		}

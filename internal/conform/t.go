@@ -60,11 +60,13 @@ func (t *T) Step(text string) {
 }
 
 // Alone says that the check is about to change what the server shows
-// every session (a catalog change): in a run with lanes (--parallel), the
-// checks of the other revisions pause from now until this one ends, as
-// they would in a run of one check at a time.
+// every session (a catalog change, a log level, a task listed to every
+// session): in a run with lanes (--parallel), the other checks pause from
+// now until this one ends, as they would in a run of one check at a time.
+// On stdio every session is a process of its own, which shows no other
+// what one session changed: the other checks go on.
 func (t *T) Alone() {
-	if t.lane != nil {
+	if t.lane != nil && t.HTTP() {
 		t.lane.alone()
 	}
 }
@@ -233,11 +235,26 @@ func (t *T) finish() {
 // Shared returns the shared handshaken session of this revision. A failure
 // to open it is an ERROR of the check.
 func (t *T) Shared() *session.Session {
-	s, err := t.Env.Shared(t.Ctx, t.Rev)
+	s, err := t.Env.sharedOf(t.Ctx, t.Rev, t.worker())
 	if err != nil {
 		t.Error("%v", err)
 	}
 	return s
+}
+
+// worker is the lane worker running the check (0 without lanes).
+func (t *T) worker() int {
+	if t.lane == nil {
+		return 0
+	}
+	return t.lane.worker
+}
+
+// claim marks s as used by the check's lane worker (T.mine, Env.LaneOf).
+func (t *T) claim(s *session.Session) {
+	if s != nil && t.Env.lanes != nil {
+		t.Env.owners.Store(s.Conn().Name(), t.worker())
+	}
 }
 
 // Fresh opens a new connection (a new process on stdio) without any
@@ -247,6 +264,7 @@ func (t *T) Fresh() *session.Session {
 	if err != nil {
 		t.Error("could not connect to the target: %v", err)
 	}
+	t.claim(s)
 	t.owned = append(t.owned, s)
 	return s
 }
@@ -257,6 +275,7 @@ func (t *T) Open() *session.Session {
 	if err != nil {
 		t.Error("could not open a %s session: %v", t.Rev, err)
 	}
+	t.claim(s)
 	t.owned = append(t.owned, s)
 	return s
 }
@@ -318,8 +337,9 @@ func (t *T) Settle(s *session.Session) {
 func (t *T) Since() []wire.Frame { return t.FramesSince(t.startSeq) }
 
 // FramesSince returns the frames recorded after mark (T.Mark) that belong
-// to the check: with lanes, not those of another revision's connections,
-// whose checks run at the same time.
+// to the check: with lanes, not those of another revision's connections
+// or of another worker's of the same revision, whose checks run at the
+// same time.
 func (t *T) FramesSince(mark int64) []wire.Frame {
 	if t.Env.lanes != nil {
 		return t.Env.Recorder().ClippedWhere(mark, 0, 0, t.mine)
@@ -328,10 +348,18 @@ func (t *T) FramesSince(mark int64) []wire.Frame {
 }
 
 // mine reports whether f may belong to the check: it is not on a
-// connection opened for another revision (lanes run those concurrently).
+// connection opened for another revision, or claimed by another worker of
+// the check's revision (lanes run those concurrently).
 func (t *T) mine(f *wire.Frame, _ int) bool {
 	rev, ok := t.Env.Target.RevisionOf(f.Conn)
-	return !ok || rev == t.Rev
+	if !ok {
+		return true
+	}
+	if rev != t.Rev {
+		return false
+	}
+	w, ok := t.Env.owners.Load(f.Conn)
+	return !ok || w.(int) == t.worker()
 }
 
 // Mark returns the current recorder position.

@@ -137,7 +137,7 @@ func (t *T) KnowLatency() {
 	if l.Count() >= minLatencySamples {
 		return
 	}
-	s, err := t.Env.Shared(t.Ctx, t.Rev)
+	s, err := t.Env.sharedOf(t.Ctx, t.Rev, t.worker())
 	if err != nil {
 		return // the shared session's trouble is other checks' to judge
 	}

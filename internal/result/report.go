@@ -15,7 +15,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.5"
+const SchemaVersion = "1.6"
 
 // Report is the content of report.json.
 type Report struct {
@@ -133,8 +133,14 @@ type Result struct {
 	// Tolerances are the catalog's tolerated ambiguities the verdict
 	// invokes (its message or notes cite their ids). Since 1.4.
 	Tolerances []ToleranceRef `json:"tolerances,omitempty"`
-	DurationMs float64        `json:"durationMs"`
-	Transcript []Exchange     `json:"transcript,omitempty"`
+	// DurationMs is the check's own run time (since 1.6 without the wait
+	// for its lane); StartMs when it started, after the run's start, and
+	// Lane the lane worker that ran it ("REVISION/N"; absent without
+	// lanes). Since 1.6.
+	DurationMs float64    `json:"durationMs"`
+	StartMs    float64    `json:"startMs,omitempty"`
+	Lane       string     `json:"lane,omitempty"`
+	Transcript []Exchange `json:"transcript,omitempty"`
 	// Baselined is set on a failing result a baseline entry covers (it no
 	// longer fails the gate); BaselineReason is that entry's reason. Since 1.1.
 	Baselined      bool   `json:"baselined,omitempty"`

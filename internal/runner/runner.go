@@ -148,7 +148,7 @@ func Run(cfg Config) (*Outcome, error) {
 	}
 	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
 		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages,
-		OnCheck: func(_ catalog.Revision, name string) { obs.SetCheck(name) }}
+		OnCheck: func(_, name string) { obs.SetCheck(name) }}
 	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
 	for _, r := range det.Revisions {
 		if r.IsLegacy() {
@@ -265,13 +265,18 @@ func Run(cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	conform.ResetRegistrations()
-	if order := laneOrder(preview, revs); cfg.Parallel > 1 && len(order) > 1 {
+	if order := laneOrder(preview, revs); cfg.Parallel > 1 && len(order) > 0 {
 		// One lane per revision: the run-wide observers and the
 		// transcripts tell them apart by connection.
 		env.UseLanes(cfg.Parallel, order)
 		defer env.StopLanes()
-		obs.SetLanes(func(conn string) string { rev, _ := tg.RevisionOf(conn); return string(rev) })
-		env.OnCheck = func(rev catalog.Revision, name string) { obs.SetCheckIn(string(rev), name) }
+		obs.SetLanes(env.LaneOf)
+		env.OnCheck = func(lane, name string) {
+			obs.SetCheckIn(lane, name)
+			if rev, _, ok := strings.Cut(lane, "/"); ok {
+				obs.SetCheckIn(rev, name) // the connections no worker claimed
+			}
+		}
 	}
 
 	var out Outcome
@@ -287,7 +292,7 @@ func Run(cfg Config) (*Outcome, error) {
 		}
 	})
 	ginkgo.ReportAfterSuite("mcpconform results", func(gr ginkgo.Report) {
-		rep.Results = resultsOf(gr)
+		rep.Results = resultsOf(gr, started)
 		// The systematic faults the sessions recognised, judged over the
 		// whole run, then the run-wide invariants, judged over every
 		// message of the run (including what arrived after a
@@ -443,7 +448,7 @@ func outcomeOf(sr types.SpecReport) *conform.Outcome {
 	return nil
 }
 
-func resultsOf(gr ginkgo.Report) []result.Result {
+func resultsOf(gr ginkgo.Report, started time.Time) []result.Result {
 	var out []result.Result
 	for _, sr := range gr.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
@@ -463,6 +468,11 @@ func resultsOf(gr ginkgo.Report) []result.Result {
 		}
 		res := o.Result()
 		res.DurationMs = float64(sr.RunTime.Microseconds()) / 1000
+		if !o.Started.IsZero() {
+			res.DurationMs = float64(o.Elapsed.Microseconds()) / 1000
+			res.StartMs = float64(o.Started.Sub(started).Microseconds()) / 1000
+			res.Lane = o.Lane
+		}
 		res.Log = timeline(sr)
 		out = append(out, res)
 	}

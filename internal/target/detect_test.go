@@ -2,7 +2,6 @@ package target
 
 import (
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -14,8 +13,7 @@ func TestLegacyProbeTakesTheEarlyProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var closing sync.WaitGroup
-	s, err := tg.legacyProbeSession(early, &closing)
+	s, err := tg.legacyProbeSession(early, func() {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +36,7 @@ func TestLegacyProbeReplacesAnEndedProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-early.Exited()
-	var closing sync.WaitGroup
-	s, err := tg.legacyProbeSession(early, &closing)
+	s, err := tg.legacyProbeSession(early, func() {})
 	if err != nil {
 		t.Fatal(err)
 	}

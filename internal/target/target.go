@@ -373,6 +373,20 @@ func (t *Target) Detect(ctx context.Context) Detection {
 	}()
 	var closing sync.WaitGroup
 	defer closing.Wait()
+	// The legacy probe runs beside the modern one (a slow server's first
+	// answer is paid once, not twice), on the process started with it, or
+	// over HTTP; its notes follow the modern probe's.
+	modernDone := make(chan struct{})
+	legacyCh := make(chan legacyProbe, 1)
+	probeLegacy := func() {
+		e := early
+		early = nil
+		legacyCh <- t.probeLegacy(ctx, e, func() { <-modernDone; closing.Wait() })
+	}
+	concurrent := early != nil || t.URL != ""
+	if concurrent {
+		go probeLegacy()
+	}
 	resp, err := s.Discover(ctx)
 	switch {
 	case err == nil && resp.IsResult() && !listsModern(resp):
@@ -397,39 +411,25 @@ func (t *Target) Detect(ctx context.Context) Detection {
 			s.Close()
 		}(s)
 	}
-
-	s, err = t.legacyProbeSession(early, &closing)
-	early = nil
-	if err != nil {
-		d.Unreachable = err
+	close(modernDone)
+	if !concurrent {
+		probeLegacy()
+	}
+	lp := <-legacyCh
+	if lp.unreachable != nil {
+		d.Unreachable = lp.unreachable
 		return d
 	}
-	resp, err = s.Initialize(ctx, string(catalog.LatestLegacy))
-	switch {
-	case err == nil:
-		rev := s.Revision()
-		if rev.Known() && rev.IsLegacy() {
-			d.Revisions = append(d.Revisions, rev)
-			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) negotiated %s", catalog.LatestLegacy, rev))
-			if _, err := s.Initialized(ctx); err == nil {
-				d.Sessions[rev] = s
-			}
-		} else {
-			d.Notes = append(d.Notes, fmt.Sprintf("legacy: initialize(%s) answered protocolVersion %q, not a legacy revision; legacy era not run", catalog.LatestLegacy, rev))
+	d.Notes = append(d.Notes, lp.notes...)
+	d.Unauthorized = append(d.Unauthorized, lp.unauthorized...)
+	legacyErr = lp.err
+	if lp.rev != "" {
+		d.Revisions = append(d.Revisions, lp.rev)
+		if lp.s != nil {
+			d.Sessions[lp.rev] = lp.s
 		}
-	case resp != nil && (resp.Msg != nil || resp.Reply != nil):
-		if resp.Status() == 401 {
-			d.Unauthorized = append(d.Unauthorized, catalog.LatestLegacy)
-		}
-		d.Notes = append(d.Notes, "legacy: initialize answered "+resp.Describe()+"; treated as not supported")
-	default:
-		legacyErr = err
-		d.Notes = append(d.Notes, fmt.Sprintf("legacy: no answer to initialize (%v%s)", err, garbage(s)))
 	}
-	if d.Sessions[s.Revision()] != s {
-		s.Close()
-	}
-	if neg := s.Revision(); err == nil && neg.Known() && neg.IsLegacy() && neg < catalog.LatestLegacy {
+	if neg := lp.rev; neg != "" && neg < catalog.LatestLegacy {
 		t.detectNewerLegacy(ctx, &d, neg)
 	}
 	if len(d.Revisions) == 0 && modernErr != nil && legacyErr != nil {
@@ -471,10 +471,61 @@ func garbage(s *session.Session) string {
 	return b.String()
 }
 
+// legacyProbe is what the legacy probe found: the revision initialize
+// negotiated ("" none) and its session (nil when not kept), the notes, the
+// revisions answered 401, the probe's error (no answer), or an unreachable
+// target.
+type legacyProbe struct {
+	rev          catalog.Revision
+	s            *session.Session
+	notes        []string
+	unauthorized []catalog.Revision
+	err          error
+	unreachable  error
+}
+
+// probeLegacy sends initialize(LatestLegacy) on the process started for
+// it (early), else on a new connection (waitModern: once the modern
+// probe's process has ended, for a server that allows one instance at a
+// time).
+func (t *Target) probeLegacy(ctx context.Context, early *stdio.Conn, waitModern func()) (lp legacyProbe) {
+	s, err := t.legacyProbeSession(early, waitModern)
+	if err != nil {
+		lp.unreachable = err
+		return lp
+	}
+	resp, err := s.Initialize(ctx, string(catalog.LatestLegacy))
+	switch {
+	case err == nil:
+		rev := s.Revision()
+		if rev.Known() && rev.IsLegacy() {
+			lp.rev = rev
+			lp.notes = append(lp.notes, fmt.Sprintf("legacy: initialize(%s) negotiated %s", catalog.LatestLegacy, rev))
+			if _, err := s.Initialized(ctx); err == nil {
+				lp.s = s
+			}
+		} else {
+			lp.notes = append(lp.notes, fmt.Sprintf("legacy: initialize(%s) answered protocolVersion %q, not a legacy revision; legacy era not run", catalog.LatestLegacy, rev))
+		}
+	case resp != nil && (resp.Msg != nil || resp.Reply != nil):
+		if resp.Status() == 401 {
+			lp.unauthorized = append(lp.unauthorized, catalog.LatestLegacy)
+		}
+		lp.notes = append(lp.notes, "legacy: initialize answered "+resp.Describe()+"; treated as not supported")
+	default:
+		lp.err = err
+		lp.notes = append(lp.notes, fmt.Sprintf("legacy: no answer to initialize (%v%s)", err, garbage(s)))
+	}
+	if lp.s != s {
+		s.Close()
+	}
+	return lp
+}
+
 // legacyProbeSession returns the session of the legacy probe: on the
 // process started with the modern probe (early) while it runs, else on a
 // new connection.
-func (t *Target) legacyProbeSession(early *stdio.Conn, closing *sync.WaitGroup) (*session.Session, error) {
+func (t *Target) legacyProbeSession(early *stdio.Conn, waitModern func()) (*session.Session, error) {
 	if early != nil {
 		select {
 		case <-early.Exited():
@@ -482,7 +533,7 @@ func (t *Target) legacyProbeSession(early *stdio.Conn, closing *sync.WaitGroup) 
 			// one instance at a time): start another once the modern
 			// probe's has ended
 			early.Close()
-			closing.Wait()
+			waitModern()
 		default:
 			early.Adopt()
 			o := t.sessionOptions(catalog.LatestLegacy)

@@ -31,9 +31,14 @@ import (
 // user and no model); that is a legitimate client answer.
 
 const (
-	maxCalls    = 32              // tools called per session
-	phaseBudget = 5 * time.Second // no new call starts after this long in one session
-	maxPages    = 50              // tools/list pages followed
+	maxCalls = 32 // tools called per session
+	// searchBudget: no new call starts after this long in one session. The
+	// checks that find no server request end NA, and an NA costs next to
+	// nothing: a server whose tools take seconds is not waited out tool
+	// after tool (the NA reason says how many calls the budget allowed).
+	searchBudget = 1500 * time.Millisecond
+	inFlight     = 4  // calls at once in one session
+	maxPages     = 50 // tools/list pages followed
 )
 
 type observed struct {
@@ -171,8 +176,13 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 			cursor = *res.NextCursor
 		}
 		start := time.Now()
+		// The calls run a few at a time: what matters is what the server
+		// sends while its tools run, not their results, and a slow tool
+		// does not hold up the others.
+		var calls sync.WaitGroup
+		slots := make(chan struct{}, inFlight)
 		for _, tool := range tools {
-			if ls.called == maxCalls || time.Since(start) > phaseBudget {
+			if ls.called == maxCalls || time.Since(start) > searchBudget {
 				break
 			}
 			if ok, why := t.MayCall(tool); !ok {
@@ -185,19 +195,33 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 			if !ok {
 				continue
 			}
-			ls.called++
-			// What matters is what the server sends while its tools run,
-			// not their results: a tool that waits on the client (a request
-			// on a stream the harness does not read) is not waited out.
-			co := *o
-			co.Timeout = t.Patience()
-			r, err := t.TryCall(s, "tools/call", map[string]any{"name": c.ItemKey(tool, "name"), "arguments": args}, &co)
-			if err == nil {
-				if code, isErr := r.ErrorCode(); isErr && code == jsonrpc.CodeURLElicitation {
-					ls.urlErrs = append(ls.urlErrs, observed{method: c.ItemKey(tool, "name"), raw: r.Frame.Raw})
-				}
+			select {
+			case slots <- struct{}{}:
+			case <-t.Ctx.Done():
 			}
+			if t.Ctx.Err() != nil {
+				break
+			}
+			ls.called++
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				defer func() { <-slots }()
+				// A tool that waits on the client (a request on a stream the
+				// harness does not read) is not waited out: the patience.
+				co := *o
+				co.Timeout = t.Patience()
+				r, err := t.TryCall(s, "tools/call", map[string]any{"name": c.ItemKey(tool, "name"), "arguments": args}, &co)
+				if err == nil {
+					if code, isErr := r.ErrorCode(); isErr && code == jsonrpc.CodeURLElicitation {
+						ex.mu.Lock()
+						ls.urlErrs = append(ls.urlErrs, observed{method: c.ItemKey(tool, "name"), raw: r.Frame.Raw})
+						ex.mu.Unlock()
+					}
+				}
+			}()
 		}
+		calls.Wait()
 	}
 	// barrier: whatever the server meant to send for the calls has been sent
 	_, _ = t.TryCall(s, "ping", nil, o)
@@ -237,7 +261,7 @@ func (ex *exercise) nothing(t *c.T, what string) {
 	for _, ls := range ex.sessions {
 		calls += ls.called
 	}
-	why := fmt.Sprintf("the server sent no %s, even to a client that declared it (%d tool call(s) in %d sessions); nothing to judge", what, calls, len(ex.sessions))
+	why := fmt.Sprintf("the server sent no %s, even to a client that declared it (%d tool call(s) in %d sessions, started within the %s each session may spend looking); nothing to judge", what, calls, len(ex.sessions), searchBudget)
 	if calls == 0 && ex.refused != "" {
 		t.PolicyNA("%s; %s", why, ex.refused)
 	}

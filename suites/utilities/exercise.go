@@ -154,7 +154,8 @@ func runExercise(t *c.T) *exercise {
 	}
 	// The exercise sets log levels (a server may keep one for every
 	// session) and compares calls' durations across its sessions: with
-	// lanes, the other revisions' checks wait until it has ended.
+	// lanes over HTTP, the other checks wait until it has ended (on stdio
+	// each of its sessions is a process of its own).
 	t.Alone()
 	plans := []*phase{
 		{key: "A", tokens: true, logLevel: "debug", setLevel: "debug"},
