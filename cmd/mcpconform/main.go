@@ -55,7 +55,7 @@ const runMemoryLimit = 384 << 20
 // cost the harness no CPU, so the bound is on the server (its processes,
 // its sessions), not on this machine's cores. A fast server's checks stay
 // one at a time per revision (lanes grow only while a check waits).
-const defaultParallel = 8
+const defaultParallel = 16
 
 var version = ""
 

@@ -163,6 +163,21 @@ func (e *Env) Lanes() int {
 	return len(e.lanes.order)
 }
 
+// Workers reports how many lane workers ran checks in all (0: no lanes).
+func (e *Env) Workers() int {
+	if e.lanes == nil {
+		return 0
+	}
+	l := e.lanes
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, rl := range l.revs {
+		n += rl.workers
+	}
+	return n
+}
+
 // StopLanes cancels the checks still running in the lanes and waits for
 // their ends (Ctrl-C, the run's budget, or the end of the run).
 func (e *Env) StopLanes() {

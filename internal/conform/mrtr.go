@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mcpconform/mcpconform/internal/session"
 )
@@ -65,19 +66,20 @@ func discoverMRTR(t *T) *mrtrDiscovery {
 	return mrtrDiscoveries.Get(t, func() *mrtrDiscovery { return findMRTRTargets(t) })
 }
 
+// mrtrInFlight is how many of the discovery's requests are in flight at
+// once: each is independent, and a slow server's answers overlap.
+const mrtrInFlight = 8
+
 func findMRTRTargets(t *T) *mrtrDiscovery {
 	d := &mrtrDiscovery{}
 	s := t.Shared()
-	try := func(method, name string, params map[string]any, tool json.RawMessage, source string) {
-		d.tried = append(d.tried, method+" "+name)
-		resp, err := s.CallMRTR(t.Ctx, method, params, session.AllClientCapabilities(), session.Retry{}, 0)
-		if err != nil {
-			return
-		}
-		if in, ok := session.ParseInterim(resp); ok {
-			d.targets = append(d.targets, &MRTRTarget{Method: method, Name: name, Params: params, Tool: tool, Source: source, First: resp, Interim: in})
-		}
+	type probe struct {
+		method, name string
+		params       map[string]any
+		tool         json.RawMessage
+		source       string
 	}
+	var probes []probe
 	if Declared(s, "prompts") {
 		w := t.WalkList(s, "prompts/list")
 		for i, p := range w.Items {
@@ -85,7 +87,7 @@ func findMRTRTargets(t *T) *mrtrDiscovery {
 			if name == "" || i >= maxMRTRPrompts {
 				continue
 			}
-			try("prompts/get", name, map[string]any{"name": name, "arguments": RequiredPromptArgs(p)}, nil, "")
+			probes = append(probes, probe{method: "prompts/get", name: name, params: map[string]any{"name": name, "arguments": RequiredPromptArgs(p)}})
 		}
 	}
 	if Declared(s, "resources") {
@@ -95,7 +97,7 @@ func findMRTRTargets(t *T) *mrtrDiscovery {
 			if uri == "" || i >= maxMRTRResources {
 				continue
 			}
-			try("resources/read", uri, map[string]any{"uri": uri}, nil, "")
+			probes = append(probes, probe{method: "resources/read", name: uri, params: map[string]any{"uri": uri}})
 		}
 	}
 	if Declared(s, "tools") {
@@ -119,7 +121,33 @@ func findMRTRTargets(t *T) *mrtrDiscovery {
 				break
 			}
 			called++
-			try("tools/call", name, map[string]any{"name": name, "arguments": args}, tool, source)
+			probes = append(probes, probe{method: "tools/call", name: name, params: map[string]any{"name": name, "arguments": args}, tool: tool, source: source})
+		}
+	}
+	// The requests go a few at a time; the targets keep the order asked.
+	found := make([]*MRTRTarget, len(probes))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, mrtrInFlight)
+	for i, p := range probes {
+		d.tried = append(d.tried, p.method+" "+p.name)
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			resp, err := s.CallMRTR(t.Ctx, p.method, p.params, session.AllClientCapabilities(), session.Retry{}, 0)
+			if err != nil {
+				return
+			}
+			if in, ok := session.ParseInterim(resp); ok {
+				found[i] = &MRTRTarget{Method: p.method, Name: p.name, Params: p.params, Tool: p.tool, Source: p.source, First: resp, Interim: in}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, tg := range found {
+		if tg != nil {
+			d.targets = append(d.targets, tg)
 		}
 	}
 	return d

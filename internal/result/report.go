@@ -68,14 +68,23 @@ type Performance struct {
 	Connections int64   `json:"connections"`
 	Handshakes  int64   `json:"handshakes"`
 	HandshakeMs float64 `json:"handshakeMs"`
+	// Sessions opened on those connections; HandshakeWallMs the run's
+	// wall-clock time during which some handshake was under way
+	// (overlapping handshakes counted once: what they could have added to
+	// the run, HandshakeMs being their sum). Since 1.6.
+	Sessions        int64   `json:"sessions,omitempty"`
+	HandshakeWallMs float64 `json:"handshakeWallMs,omitempty"`
 	// Prestarted of the Connections were stdio server processes started
 	// ahead of need and taken by a check; Unused ones were started ahead
 	// of need and ended unused (both counted in Connections).
 	Prestarted int64 `json:"prestarted,omitempty"`
 	Unused     int64 `json:"unused,omitempty"`
 	// Lanes is how many revisions' checks ran side by side (--parallel);
-	// absent when one check ran at a time.
-	Lanes int `json:"lanes,omitempty"`
+	// absent when one check ran at a time. Workers is how many lane
+	// workers ran checks in all (a lane takes more while its checks wait
+	// on a slow server). Since 1.6.
+	Lanes   int `json:"lanes,omitempty"`
+	Workers int `json:"workers,omitempty"`
 }
 
 // Tool identifies mcpconform.

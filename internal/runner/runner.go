@@ -608,6 +608,7 @@ func performanceOf(env *conform.Env) *result.Performance {
 		LatencySamples: l.Count(), LatencyP50Ms: ms(l.Quantile(0.5)), LatencyP99Ms: ms(l.Quantile(0.99)),
 		PatienceMs: ms(env.Patience()), TimeoutMs: ms(tg.Timeout), WindowMs: ms(env.QuietWindow()),
 		Connections: st.Connections, Handshakes: st.Handshakes, HandshakeMs: st.HandshakeMs,
-		Prestarted: st.Prestarted, Unused: st.Unused, Lanes: env.Lanes(),
+		Sessions: st.Sessions, HandshakeWallMs: st.HandshakeWallMs,
+		Prestarted: st.Prestarted, Unused: st.Unused, Lanes: env.Lanes(), Workers: env.Workers(),
 	}
 }

@@ -59,7 +59,11 @@ type Target struct {
 	lat    session.Latency
 	faults session.Faults
 	// counters for the report (Stats)
-	handshakes, handshakeNs atomic.Int64
+	handshakes, handshakeNs, sessions atomic.Int64
+	// spans holds each handshake's start and end (Stats: the wall-clock
+	// time some handshake was under way).
+	spansMu sync.Mutex
+	spans   [][2]time.Time
 	// pool: stdio processes started ahead of need (StartPool).
 	pool pool
 	// revOf maps a connection's name to the revision of the session it
@@ -90,6 +94,7 @@ func (t *Target) ConnName(base string, rev catalog.Revision) string {
 
 // wrap is session.New, remembering which revision the connection serves.
 func (t *Target) wrap(conn wire.Conn, o session.Options) *session.Session {
+	t.sessions.Add(1)
 	t.revOf.Store(conn.Name(), o.Revision)
 	return session.New(conn, o)
 }
@@ -107,8 +112,14 @@ func (t *Target) Latency() *session.Latency { return &t.lat }
 // including what was left of the process's start-up when it was needed).
 type Stats struct {
 	Connections int64
+	// Sessions wrapped around connections (the era probes' included).
+	Sessions    int64
 	Handshakes  int64
 	HandshakeMs float64
+	// HandshakeWallMs is the wall-clock time during which some handshake
+	// was under way (overlapping ones counted once): at most what the
+	// handshakes added to the run's wall time.
+	HandshakeWallMs float64
 	// Prestarted processes were taken from the pool (StartPool); Unused
 	// ones were started ahead of need and not used (so far: idle ones
 	// count).
@@ -121,8 +132,33 @@ func (t *Target) Stats() Stats {
 	// idle ones and those being started are unused so far
 	pre, unused := t.pool.taken, t.pool.unused+int64(len(t.pool.idle)+t.pool.inflight)
 	t.pool.mu.Unlock()
-	return Stats{Connections: t.seq.Load(), Handshakes: t.handshakes.Load(), HandshakeMs: float64(t.handshakeNs.Load()) / 1e6,
-		Prestarted: pre, Unused: unused}
+	return Stats{Connections: t.seq.Load(), Sessions: t.sessions.Load(), Handshakes: t.handshakes.Load(), HandshakeMs: float64(t.handshakeNs.Load()) / 1e6,
+		HandshakeWallMs: float64(t.handshakeWall()) / 1e6, Prestarted: pre, Unused: unused}
+}
+
+// handshakeWall is the union of the handshakes' spans.
+func (t *Target) handshakeWall() time.Duration {
+	t.spansMu.Lock()
+	spans := slices.Clone(t.spans)
+	t.spansMu.Unlock()
+	slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var total time.Duration
+	var cur [2]time.Time
+	for i, sp := range spans {
+		switch {
+		case i == 0:
+			cur = sp
+		case sp[0].After(cur[1]):
+			total += cur[1].Sub(cur[0])
+			cur = sp
+		case sp[1].After(cur[1]):
+			cur[1] = sp[1]
+		}
+	}
+	if len(spans) > 0 {
+		total += cur[1].Sub(cur[0])
+	}
+	return total
 }
 
 func (t *Target) sessionOptions(rev catalog.Revision) session.Options {
@@ -267,8 +303,12 @@ func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Sessi
 func (t *Target) handshake(ctx context.Context, s *session.Session, rev catalog.Revision) (*session.Session, error) {
 	start := time.Now()
 	defer func() {
+		end := time.Now()
 		t.handshakes.Add(1)
-		t.handshakeNs.Add(int64(time.Since(start)))
+		t.handshakeNs.Add(int64(end.Sub(start)))
+		t.spansMu.Lock()
+		t.spans = append(t.spans, [2]time.Time{start, end})
+		t.spansMu.Unlock()
 	}()
 	var err error
 	if rev.IsLegacy() {

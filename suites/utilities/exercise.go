@@ -152,11 +152,13 @@ func runExercise(t *c.T) *exercise {
 	if len(ex.tools) == 0 {
 		return ex
 	}
-	// The exercise sets log levels (a server may keep one for every
-	// session) and compares calls' durations across its sessions: with
-	// lanes over HTTP, the other checks wait until it has ended (on stdio
-	// each of its sessions is a process of its own).
-	t.Alone()
+	// The legacy exercise sets log levels (a server may keep one for
+	// every session): with lanes over HTTP, the other checks wait until it
+	// has ended (on stdio each of its sessions is a process of its own).
+	// In 2026-07-28 each call carries its own level (_meta logLevel).
+	if !ex.modern {
+		t.Alone()
+	}
 	plans := []*phase{
 		{key: "A", tokens: true, logLevel: "debug", setLevel: "debug"},
 		{key: "B", setLevel: "error"},
