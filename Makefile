@@ -88,7 +88,10 @@ demo-http:
 # RPC-002 must FAIL), with the processes started and the observed p99
 # latency, full runs against the reference fixture behind a 300 ms start-up
 # without and with the processes started ahead of need (--prestart), the report sizes (report.html, report.json, junit.xml) and peak
-# RSS of a full run with every report, walking a 1,000- and a 10,000-item catalog page
+# RSS of a full run with every report, full default runs against the
+# reference made slow like the servers of issue 24 (a 1.3 s first answer on
+# stdio, 1 s per HTTP session, a 2 s tool, every answer 370 ms late: wall,
+# harness CPU, handshake wall time, lane workers, the longest NA), walking a 1,000- and a 10,000-item catalog page
 # by page through the session layer (ns/item stays flat: linear growth), and
 # building the 10,000-item fixture catalog.
 SLOW_BENCH_PKGS = ./cmd/mcpconform ./fixtures

@@ -297,3 +297,86 @@ func BenchmarkRunParallel(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunSlowServer measures full default runs (both eras, report.json)
+// against the reference fixture made slow like the servers of issue 24
+// (fixtures.Slow):
+//
+//	first=1.3s   stdio, a process's first answer 1.3 s late (a .NET
+//	             server's initialize)
+//	init=1s      HTTP, every initialize 1 s late (1 s per new session)
+//	tool=2s      HTTP, one tool (get_order) takes 2 s
+//	every=370ms  stdio, every answer 370 ms late (a bridge that starts a
+//	             process per request)
+//
+// It reports the wall time per run (ns/op), the harness's CPU (cpu-s: the
+// CLI's user and system time, not the fixture's), the handshakes' wall
+// time (handshake-wall-s: some handshake under way, overlaps counted once)
+// against their sum (handshake-s), the lane workers the run took, and the
+// longest check that ended NA (na-max-s: an NA costs next to nothing).
+func BenchmarkRunSlowServer(b *testing.B) {
+	for _, sv := range []struct{ name, transport, slow string }{
+		{"first=1.3s", "stdio", "first=1.3s"},
+		{"init=1s", "http", "init=1s"},
+		{"tool=2s", "http", "tool=get_order:2s"},
+		{"every=370ms", "stdio", "every=370ms"},
+	} {
+		b.Run(sv.name, func(b *testing.B) {
+			args := []string{"run", "--quiet", "--reports", "json"}
+			if sv.transport == "http" {
+				slow, err := fixtures.ParseSlow(sv.slow)
+				if err != nil {
+					b.Fatal(err)
+				}
+				url, stop, err := fixtures.StartHTTP("aftersales", fixtures.Options{Slow: slow})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(stop)
+				args = append(args, "--url", url)
+			} else {
+				args = append(args, "--", os.Args[0], "fixture", "aftersales", "--slow", sv.slow)
+			}
+			dir := b.TempDir()
+			var cpu time.Duration
+			runs := 0
+			for b.Loop() {
+				_, stderr, code, st := cli(b, nil, append([]string{args[0], "--report-dir", dir}, args[1:]...)...)
+				if code != 0 {
+					b.Fatalf("exit %d: %s", code, stderr)
+				}
+				cpu += st.UserTime() + st.SystemTime()
+				runs++
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rep struct {
+				Results []struct {
+					Verdict    string  `json:"verdict"`
+					DurationMs float64 `json:"durationMs"`
+				} `json:"results"`
+				Performance struct {
+					HandshakeMs     float64 `json:"handshakeMs"`
+					HandshakeWallMs float64 `json:"handshakeWallMs"`
+					Workers         int     `json:"workers"`
+				} `json:"performance"`
+			}
+			if err := json.Unmarshal(raw, &rep); err != nil {
+				b.Fatal(err)
+			}
+			naMax := 0.0
+			for _, r := range rep.Results {
+				if r.Verdict == "NA" {
+					naMax = max(naMax, r.DurationMs)
+				}
+			}
+			b.ReportMetric(cpu.Seconds()/float64(runs), "cpu-s")
+			b.ReportMetric(rep.Performance.HandshakeMs/1000, "handshake-s")
+			b.ReportMetric(rep.Performance.HandshakeWallMs/1000, "handshake-wall-s")
+			b.ReportMetric(float64(rep.Performance.Workers), "workers")
+			b.ReportMetric(naMax/1000, "na-max-s")
+		})
+	}
+}

@@ -47,6 +47,10 @@ type lanes struct {
 
 	// revs holds each revision's lane once started.
 	revs map[catalog.Revision]*revLane
+	// idle tells whether the machine has CPU to spare (grow); tests
+	// replace spare.
+	idle  cpuIdle
+	spare func() bool
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -152,6 +156,7 @@ func (e *Env) UseLanes(width int, order map[catalog.Revision][]string) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	e.lanes = &lanes{env: e, width: max(width, 1), order: order, jobs: map[specKey]*job{},
 		ctx: ctx, cancel: cancel, slots: make(chan struct{}, max(width, 1))}
+	e.lanes.spare = e.lanes.idle.spare
 }
 
 // Lanes reports how many lanes the run uses (0: none, the checks run as
@@ -217,6 +222,7 @@ func (l *lanes) start() {
 		return
 	}
 	l.started = true
+	l.idle.spare() // the first sample: grow judges the CPU time since
 	l.revs = map[catalog.Revision]*revLane{}
 	for rev, ids := range l.order {
 		rl := &revLane{rev: rev}
@@ -267,10 +273,15 @@ func (l *lanes) spawn(rl *revLane) {
 // the checks behind it need not wait with it. Each worker has its own
 // shared session (Env.Shared): a worker's checks run one after another on
 // it, as a lane's do.
+//
+// Only while the machine has CPU to spare (l.idle): a check that is slow
+// because the server's start-ups compete for the cores (a Node or .NET
+// runtime on a small or loaded machine) gets no faster beside more of
+// them.
 func (l *lanes) grow(rl *revLane) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ctx.Err() == nil && rl.next < len(rl.jobs) && rl.workers < l.width {
+	if l.ctx.Err() == nil && rl.next < len(rl.jobs) && rl.workers < l.width && l.spare() {
 		l.spawn(rl)
 	}
 }

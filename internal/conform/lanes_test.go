@@ -140,3 +140,77 @@ func TestLanesAbandonOverrun(t *testing.T) {
 		t.Errorf("RPC-002 after the abandoned check: %s", out)
 	}
 }
+
+// TestLanesGrow: while a lane's check waits (on a slow server) and the
+// machine has CPU to spare, the lane takes another worker, which runs the
+// next checks beside it with a shared session of its own; each check
+// keeps its own outcome. With no CPU to spare the lane keeps one worker.
+func TestLanesGrow(t *testing.T) {
+	defer func(g time.Duration) { growAfter = g }(growAfter)
+	growAfter = time.Millisecond
+	t.Run("spare", func(t *testing.T) {
+		e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002", "RPC-003"}})
+		l := e.lanes
+		l.spare = func() bool { return true }
+		secondRan := make(chan struct{})
+		var workers [3]int
+		l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+			workers[0] = t.worker()
+			select { // the next check runs while this one waits
+			case <-secondRan:
+			case <-t.Ctx.Done():
+				t.Error("no other worker ran the next check while this one waited")
+			}
+		})
+		l.register(catalog.MustGet("RPC-002"), laneA, wire.HTTP, func(t *T) { workers[1] = t.worker(); close(secondRan); t.Warn("second") })
+		l.register(catalog.MustGet("RPC-003"), laneA, wire.HTTP, func(t *T) { workers[2] = t.worker() })
+		for i, id := range []string{"RPC-001", "RPC-002", "RPC-003"} {
+			out, _ := l.await(context.Background(), specKey{id, laneA})
+			if want := []Verdict{PASS, WARN, PASS}[i]; out.Verdict != want || out.Requirement != id {
+				t.Errorf("%s: %s, want %s", id, out, want)
+			}
+		}
+		if workers[1] == workers[0] || e.Workers() < 2 {
+			t.Errorf("the second check ran on worker %d beside worker %d (%d workers)", workers[1], workers[0], e.Workers())
+		}
+	})
+	t.Run("busy", func(t *testing.T) {
+		e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002"}})
+		l := e.lanes
+		asked := make(chan struct{})
+		var once sync.Once
+		l.spare = func() bool { once.Do(func() { close(asked) }); return false }
+		firstDone := false
+		l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+			select { // until the lane asked whether it may grow
+			case <-asked:
+			case <-t.Ctx.Done():
+				t.Error("the lane never considered growing")
+			}
+			firstDone = true
+		})
+		var afterFirst bool
+		l.register(catalog.MustGet("RPC-002"), laneA, wire.HTTP, func(t *T) { afterFirst = firstDone })
+		if out, _ := l.await(context.Background(), specKey{"RPC-001", laneA}); out.Verdict != PASS {
+			t.Errorf("RPC-001: %s", out)
+		}
+		if out, _ := l.await(context.Background(), specKey{"RPC-002", laneA}); out.Verdict != PASS || !afterFirst {
+			t.Errorf("RPC-002: %s (after the first: %v)", out, afterFirst)
+		}
+		if e.Workers() != 1 {
+			t.Errorf("%d workers with no CPU to spare, want 1", e.Workers())
+		}
+	})
+}
+
+// TestCPUIdle: the sampler reads /proc/stat where there is one, and
+// answers without a previous sample.
+func TestCPUIdle(t *testing.T) {
+	var c cpuIdle
+	if !c.spare() {
+		t.Error("the first sample must allow growth (nothing measured yet)")
+	}
+	if _, all, ok := readCPU(); ok && all == 0 {
+		t.Error("/proc/stat read as zero CPU time")
+	}
+}
