@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -45,6 +46,8 @@ type lanes struct {
 	jobs    map[specKey]*job
 	started bool
 
+	// named are the locks of T.Exclusive, by name (under mu).
+	named map[string]*sync.Mutex
 	// revs holds each revision's lane once started.
 	revs map[catalog.Revision]*revLane
 	// idle tells whether the machine has CPU to spare (grow); tests
@@ -70,6 +73,8 @@ type laneCheck struct {
 	// worker is the revision's worker running the check (0 the first):
 	// each has its own shared session.
 	worker int
+	// named are the lanes' named locks the check holds (T.Exclusive).
+	named []*sync.Mutex
 
 	mu        sync.Mutex
 	held      int // 0 none, 1 read, 2 write
@@ -144,7 +149,39 @@ func (c *laneCheck) release(abandon bool) {
 		c.l.alone.Unlock()
 	}
 	c.held = 0
+	for _, m := range c.named {
+		m.Unlock()
+	}
+	c.named = nil
 	c.abandoned = c.abandoned || abandon
+}
+
+// exclusive takes the lanes' lock of name until the check ends (T.Exclusive).
+func (c *laneCheck) exclusive(name string) {
+	c.l.mu.Lock()
+	if c.l.named == nil {
+		c.l.named = map[string]*sync.Mutex{}
+	}
+	m := c.l.named[name]
+	if m == nil {
+		m = &sync.Mutex{}
+		c.l.named[name] = m
+	}
+	c.l.mu.Unlock()
+	c.mu.Lock()
+	if c.abandoned || slices.Contains(c.named, m) {
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	m.Lock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.abandoned {
+		m.Unlock()
+		return
+	}
+	c.named = append(c.named, m)
 }
 
 // UseLanes makes the run's checks run in one lane per revision, at most

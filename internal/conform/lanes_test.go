@@ -214,3 +214,34 @@ func TestCPUIdle(t *testing.T) {
 		t.Error("/proc/stat read as zero CPU time")
 	}
 }
+
+// TestLanesExclusive: two checks that take the same named lock run one
+// after the other, while a check that does not take it runs beside them.
+func TestLanesExclusive(t *testing.T) {
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002"}, laneB: {"RPC-001"}})
+	l := e.lanes
+	var mu sync.Mutex
+	var events []string
+	log := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
+	aHolds, bDone := make(chan struct{}), make(chan struct{})
+	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+		t.Exclusive("thing")
+		close(aHolds)
+		<-bDone // the other lane's check runs meanwhile: not excluded
+		log("A1 end")
+	})
+	l.register(catalog.MustGet("RPC-001"), laneB, wire.HTTP, func(t *T) {
+		<-aHolds
+		log("B1 free")
+		close(bDone)
+		t.Exclusive("thing") // waits for A1's end
+		log("B1 exclusive")
+	})
+	l.register(catalog.MustGet("RPC-002"), laneA, wire.HTTP, func(t *T) {})
+	l.await(context.Background(), specKey{"RPC-001", laneA})
+	l.await(context.Background(), specKey{"RPC-001", laneB})
+	l.await(context.Background(), specKey{"RPC-002", laneA})
+	if got := strings.Join(events, ", "); got != "B1 free, A1 end, B1 exclusive" {
+		t.Fatalf("order: %s", got)
+	}
+}

@@ -71,6 +71,21 @@ func (t *T) Alone() {
 	}
 }
 
+// Exclusive says that the check is about to change something of the
+// server's that only some checks depend on (name: "log level", a level a
+// server may keep for every session): in a run with lanes over HTTP, it
+// waits for the other check holding name to end, and holds it until it
+// ends itself; the other checks go on. On stdio (a process per session),
+// and without lanes, it does nothing.
+func (t *T) Exclusive(name string) {
+	if t.lane != nil && t.HTTP() {
+		t.lane.exclusive(name)
+	}
+}
+
+// TasksLock is the Exclusive name of the checks that create tasks.
+const TasksLock = "tasks"
+
 // Violation ends the check: the server broke the requirement.
 func (t *T) Violation(expected, actual, format string, args ...any) {
 	t.violation(expected, actual, fmt.Sprintf(format, args...))

@@ -45,15 +45,22 @@ func (s *Session) orphanLocked(f wire.Frame) {
 	}
 }
 
-// Close ends the session: on legacy HTTP with a session id it sends DELETE;
-// then the connection is closed and the dispatcher stopped.
+// closeDeleteWait bounds the wait for the answer to Close's DELETE: ending
+// a session is housekeeping (the checks that judge DELETE send their own),
+// and a server that holds it open while work of the session runs must not
+// hold up the end of the run.
+const closeDeleteWait = time.Second
+
+// Close ends the session: on legacy HTTP with a session id it sends DELETE
+// (waiting at most closeDeleteWait for its answer); then the connection is
+// closed and the dispatcher stopped.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	sid := s.sessionID
 	s.mu.Unlock()
 	if sid != "" {
 		if d, ok := s.conn.(wire.HTTPDoer); ok {
-			ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+			ctx, cancel := context.WithTimeout(context.Background(), min(s.opts.Timeout, closeDeleteWait))
 			reply, err := d.Do(ctx, http.MethodDelete, nil, &wire.SendOptions{Header: s.legacyHeaders()})
 			if err == nil && reply != nil {
 				select {

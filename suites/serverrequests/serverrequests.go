@@ -32,12 +32,15 @@ import (
 
 const (
 	maxCalls = 32 // tools called per session
-	// searchBudget: no new call starts after this long in one session. The
-	// checks that find no server request end NA, and an NA costs next to
-	// nothing: a server whose tools take seconds is not waited out tool
-	// after tool (the NA reason says how many calls the budget allowed).
-	searchBudget = 1500 * time.Millisecond
-	inFlight     = 4  // calls at once in one session
+	// inFlight calls run at once in one session: every callable tool is
+	// called (which tools were called does not depend on the server's
+	// pace), and a server whose tools take seconds is not waited out tool
+	// after tool (the checks that find no server request end NA, and an NA
+	// costs next to nothing). Each call waits the patience at most.
+	inFlight = 8
+	// searchBudget: no new call starts after this long in one session (a
+	// safety cap; the NA reason says how many calls were made).
+	searchBudget = 10 * time.Second
 	maxPages     = 50 // tools/list pages followed
 )
 
@@ -261,7 +264,7 @@ func (ex *exercise) nothing(t *c.T, what string) {
 	for _, ls := range ex.sessions {
 		calls += ls.called
 	}
-	why := fmt.Sprintf("the server sent no %s, even to a client that declared it (%d tool call(s) in %d sessions, started within the %s each session may spend looking); nothing to judge", what, calls, len(ex.sessions), searchBudget)
+	why := fmt.Sprintf("the server sent no %s, even to a client that declared it (%d tool call(s) in %d sessions, %d at a time, each waited at most the patience); nothing to judge", what, calls, len(ex.sessions), inFlight)
 	if calls == 0 && ex.refused != "" {
 		t.PolicyNA("%s; %s", why, ex.refused)
 	}

@@ -76,7 +76,10 @@ func findCore(t *c.T, s *session.Session) *taskTool {
 
 // createCore sends a task-augmented call and returns the task.
 func createCore(t *c.T, s *session.Session, tool *taskTool) (map[string]json.RawMessage, *session.Response) {
-	t.Alone() // a task may be listed to every session (tasks/list)
+	// A task may be listed to every session (tasks/list): with lanes over
+	// HTTP, the checks that create tasks (which are the ones that judge
+	// listings) run one at a time; the others go on.
+	t.Exclusive(c.TasksLock)
 	p := toolCall(tool)
 	p["task"] = map[string]any{"ttl": coreTTL}
 	resp := t.Call(s, "tools/call", p, nil)

@@ -100,7 +100,10 @@ func searchModern(t *c.T, s *session.Session) *found {
 // CreateTaskResult, or NA when the server chose not to create a task this
 // time.
 func createModern(t *c.T, s *session.Session, tool *taskTool) (map[string]json.RawMessage, *session.Response) {
-	t.Alone() // a task may be listed to every session (tasks/list)
+	// A task may be listed to every session (tasks/list): with lanes over
+	// HTTP, the checks that create tasks (which are the ones that judge
+	// listings) run one at a time; the others go on.
+	t.Exclusive(c.TasksLock)
 	resp := t.Call(s, "tools/call", toolCall(tool), ext(s))
 	if !resp.IsResult() {
 		t.NA("the call of %s that created a task before was answered %s this time", tool.name, resp.Describe())

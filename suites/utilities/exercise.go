@@ -141,6 +141,10 @@ type exercise struct {
 
 var exercises = c.NewMemo[*exercise]("the utilities exercise")
 
+// logLevelLock names what the exercises and LOG-002 share with one
+// another (T.Exclusive): a server may keep one log level for every session.
+const logLevelLock = "log level"
+
 // exerciseFor returns the revision's exercise, running it on first use.
 func exerciseFor(t *c.T) *exercise {
 	return exercises.Get(t, func() *exercise { return runExercise(t) })
@@ -153,12 +157,10 @@ func runExercise(t *c.T) *exercise {
 		return ex
 	}
 	// The legacy exercise sets log levels (a server may keep one for
-	// every session): with lanes over HTTP, the other checks wait until it
-	// has ended (on stdio each of its sessions is a process of its own).
-	// In 2026-07-28 each call carries its own level (_meta logLevel).
-	if !ex.modern {
-		t.Alone()
-	}
+	// every session), which the exercises judge: with lanes over HTTP, the
+	// exercises and the other setters of log levels run one at a time (on
+	// stdio each of their sessions is a process of its own).
+	t.Exclusive(logLevelLock)
 	plans := []*phase{
 		{key: "A", tokens: true, logLevel: "debug", setLevel: "debug"},
 		{key: "B", setLevel: "error"},

@@ -62,6 +62,7 @@ var _ = c.Area("logging", func() {
 		}
 		if b == nil {
 			// no callable tool: the level answers can still be judged
+			t.Exclusive(logLevelLock)
 			s := t.Open()
 			b = &phase{logging: c.Declared(s, "logging")}
 			if b.logging {
