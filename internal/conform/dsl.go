@@ -57,6 +57,9 @@ type Outcome struct {
 	Started time.Time     `json:"-"`
 	Elapsed time.Duration `json:"-"`
 	Lane    string        `json:"-"`
+	// Waited is the part of Elapsed the check spent waiting for work
+	// another check was doing for it (a shared exercise, T's Memo).
+	Waited time.Duration `json:"-"`
 }
 
 // String is the one-line form of an outcome, so that a formatter printing
@@ -330,7 +333,7 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 	}()
 	t.finish()
 	out := t.out
-	out.Started, out.Elapsed = started, time.Since(started)
+	out.Started, out.Elapsed, out.Waited = started, time.Since(started), t.waited
 	if lane != nil {
 		out.Lane = laneName(rev, lane.worker)
 	}

@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 )
@@ -30,7 +31,8 @@ func NewMemo[V any](name string) *Memo[V] { return &Memo[V]{name: name} }
 // that asks computes it again. A check whose budget runs out while it waits
 // ends with ERROR.
 func (m *Memo[V]) Get(t *T, compute func() V) V {
-	v, ok := t.Env.memos.get(t.Ctx, memoKey{memo: m, rev: t.Rev, transport: t.Transport}, func() any { return compute() }, t.lane)
+	v, ok, waited := t.Env.memos.get(t.Ctx, memoKey{memo: m, rev: t.Rev, transport: t.Transport}, func() any { return compute() }, t.lane)
+	t.waited += waited
 	if !ok {
 		t.Error("the check's budget ran out while it waited for %s (computed by another check)", m.name)
 	}
@@ -57,10 +59,11 @@ type memoTable struct {
 }
 
 // get returns k's value, computing it once; ok is false when ctx ended
-// while another caller's computation was running. A caller in a lane
-// (lc not nil) lets its hold on the lanes go while it waits for another
-// caller's computation: that one may need the lanes to itself (T.Alone).
-func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any, lc *laneCheck) (v any, ok bool) {
+// while another caller's computation was running; waited is how long the
+// caller waited for another's. A caller in a lane (lc not nil) lets its
+// hold on the lanes go while it waits for another caller's computation:
+// that one may need the lanes to itself (T.Alone).
+func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any, lc *laneCheck) (v any, ok bool, waited time.Duration) {
 	for {
 		tb.mu.Lock()
 		if tb.m == nil {
@@ -72,19 +75,21 @@ func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any, lc 
 			tb.m[k] = e
 			tb.mu.Unlock()
 			tb.fill(k, e, compute)
-			return e.v, true
+			return e.v, true, waited
 		}
 		tb.mu.Unlock()
 		held := lc.pause()
+		start := time.Now()
 		select {
 		case <-e.done:
 		case <-ctx.Done():
 			lc.resume(held)
-			return nil, false
+			return nil, false, waited + time.Since(start)
 		}
+		waited += time.Since(start)
 		lc.resume(held)
 		if e.ok {
-			return e.v, true
+			return e.v, true, waited
 		}
 		// The computing caller ended without a value: compute it here.
 	}

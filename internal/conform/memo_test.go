@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 )
@@ -147,4 +149,30 @@ func TestMemoWaiterWithoutBudgetEnds(t *testing.T) {
 	if v := <-done; v != 7 {
 		t.Fatalf("the computing check got %d, want 7", v)
 	}
+}
+
+// TestMemoWaitIsCounted: a check that waits for another's computation
+// counts the wait (Outcome.Waited, report.json waitMs); the computing
+// check does not (fake time).
+func TestMemoWaitIsCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := &Env{}
+		m := NewMemo[int]("a slow number")
+		computer := memoT(context.Background(), env, catalog.Modern, "stdio")
+		waiter := memoT(context.Background(), env, catalog.Modern, "stdio")
+		started := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			m.Get(computer, func() int { close(started); time.Sleep(3 * time.Second); return 1 })
+		}()
+		<-started
+		if v := m.Get(waiter, func() int { return 2 }); v != 1 {
+			t.Fatalf("the waiter got %d, want the computed 1", v)
+		}
+		<-done
+		if waiter.waited != 3*time.Second || computer.waited != 0 {
+			t.Fatalf("waited: waiter %s (want 3s), computer %s (want 0)", waiter.waited, computer.waited)
+		}
+	})
 }

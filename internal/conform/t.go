@@ -29,6 +29,9 @@ type T struct {
 	// lane is the check's lane (nil: no lanes, its steps go to ginkgo.By
 	// at once).
 	lane *laneCheck
+	// waited is how long the check waited for work another check was
+	// doing for it (a Memo being computed).
+	waited time.Duration
 }
 
 func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {

@@ -143,10 +143,13 @@ type Result struct {
 	// invokes (its message or notes cite their ids). Since 1.4.
 	Tolerances []ToleranceRef `json:"tolerances,omitempty"`
 	// DurationMs is the check's own run time (since 1.6 without the wait
-	// for its lane); StartMs when it started, after the run's start, and
-	// Lane the lane worker that ran it ("REVISION/N"; absent without
-	// lanes). Since 1.6.
+	// for its lane); WaitMs the part of it spent waiting for work another
+	// check was doing for it (a shared exercise: what this check cost the
+	// run is DurationMs − WaitMs); StartMs when it started, after the
+	// run's start, and Lane the lane worker that ran it ("REVISION/N";
+	// absent without lanes). Since 1.6.
 	DurationMs float64    `json:"durationMs"`
+	WaitMs     float64    `json:"waitMs,omitempty"`
 	StartMs    float64    `json:"startMs,omitempty"`
 	Lane       string     `json:"lane,omitempty"`
 	Transcript []Exchange `json:"transcript,omitempty"`

@@ -471,6 +471,7 @@ func resultsOf(gr ginkgo.Report, started time.Time) []result.Result {
 		if !o.Started.IsZero() {
 			res.DurationMs = float64(o.Elapsed.Microseconds()) / 1000
 			res.StartMs = float64(o.Started.Sub(started).Microseconds()) / 1000
+			res.WaitMs = float64(o.Waited.Microseconds()) / 1000
 			res.Lane = o.Lane
 		}
 		res.Log = timeline(sr)
