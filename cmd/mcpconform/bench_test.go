@@ -309,8 +309,9 @@ func BenchmarkRunParallel(b *testing.B) {
 //	every=370ms  stdio, every answer 370 ms late (a bridge that starts a
 //	             process per request)
 //
-// It reports the wall time per run (ns/op), the harness's CPU (cpu-s: the
-// CLI's user and system time, not the fixture's), the handshakes' wall
+// It reports the wall time per run (ns/op), the CPU (cpu-s: the CLI's user
+// and system time, with, over stdio, the fixture processes it started and
+// reaped; over HTTP the fixture serves from the benchmark), the handshakes' wall
 // time (handshake-wall-s: some handshake under way, overlaps counted once)
 // against their sum (handshake-s), the lane workers the run took, and the
 // longest check that ended NA (na-max-s), and the longest without the time

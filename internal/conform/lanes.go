@@ -287,7 +287,11 @@ func (l *lanes) spawn(rl *revLane) {
 				j = rl.jobs[rl.next]
 				rl.next++
 			}
+			last := l.allHandedOut()
 			l.mu.Unlock()
+			if last {
+				l.env.Target.StopRefill()
+			}
 			if j == nil {
 				return
 			}
@@ -302,6 +306,17 @@ func (l *lanes) spawn(rl *revLane) {
 			close(j.done)
 		}
 	}()
+}
+
+// allHandedOut reports whether every lane has handed out its last check
+// (l.mu held).
+func (l *lanes) allHandedOut() bool {
+	for _, rl := range l.revs {
+		if rl.next < len(rl.jobs) {
+			return false
+		}
+	}
+	return true
 }
 
 // grow starts another worker on rl when checks are still waiting for one

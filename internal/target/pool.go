@@ -55,6 +55,17 @@ func (t *Target) StartPool() {
 	t.refill()
 }
 
+// StopRefill stops replacing the processes taken from the pool: no check
+// that has not started yet remains (the lanes handed out their last), and a
+// process started now would most likely end unused (a Node or .NET
+// start-up's CPU for nothing, at the end of the run). Those idle and being
+// started stay available.
+func (t *Target) StopRefill() {
+	t.pool.mu.Lock()
+	t.pool.size = 0
+	t.pool.mu.Unlock()
+}
+
 // refill starts processes in the background until the pool holds its size
 // (counting those being started).
 func (t *Target) refill() {
