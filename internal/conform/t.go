@@ -67,7 +67,9 @@ func (t *T) Step(text string) {
 // session): in a run with lanes (--parallel), the other checks pause from
 // now until this one ends, as they would in a run of one check at a time.
 // On stdio every session is a process of its own, which shows no other
-// what one session changed: the other checks go on.
+// what one session changed: the other checks go on (a catalog_change
+// command, which changes what every process shows, pauses them itself:
+// FireTrigger).
 func (t *T) Alone() {
 	if t.lane != nil && t.HTTP() {
 		t.lane.alone()

@@ -58,6 +58,12 @@ func (t *T) NeedTrigger() *Trigger {
 // server's answers to tools/call are judged by the tools checks): a check
 // cannot judge a change that was not made.
 func (t *T) FireTrigger(s *session.Session, tr *Trigger) {
+	if tr.Tool == "" && t.lane != nil {
+		// A command changes what every process of the server shows (a
+		// file, a database it reads), on stdio too: the other checks
+		// pause from now until this one ends.
+		t.lane.alone()
+	}
 	t.Alone()
 	if err := t.runTrigger(s, tr); err != nil {
 		if tr.Tool != "" {
