@@ -127,6 +127,18 @@ func (e *Env) Patience() time.Duration { return e.Target.Patience() }
 // Patience is Env.Patience.
 func (t *T) Patience() time.Duration { return t.Env.Patience() }
 
+// ToolPatience is the patience for a call of tool name: the server's
+// (Patience), or twice the slowest answer the run saw from that tool when
+// longer (a tool that takes seconds is slow, not silent), at most the
+// per-request timeout.
+func (t *T) ToolPatience(name string) time.Duration {
+	p := t.Patience()
+	if d, ok := t.Env.Target.Latency().Tool(name); ok {
+		p = max(p, 2*d)
+	}
+	return min(p, max(t.Env.Target.Timeout, t.Patience()))
+}
+
 // KnowLatency makes Patience follow the server before a check relies on it
 // to cut short waits for answers that may never come: while fewer than
 // minLatencySamples answers were timed (a check that runs first), it sends

@@ -15,6 +15,39 @@ type Latency struct {
 	samples []time.Duration // the last maxLatencySamples
 	next    int
 	n       int
+	// tools holds the slowest answer to tools/call seen per tool name
+	// (ObserveTool): a tool's own pace, apart from the server's.
+	tools map[string]time.Duration
+}
+
+// maxTools bounds the tools whose pace is kept.
+const maxTools = 4096
+
+// ObserveTool records an answer of tools/call for tool name after d.
+func (l *Latency) ObserveTool(name string, d time.Duration) {
+	if l == nil || d < 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tools == nil {
+		l.tools = map[string]time.Duration{}
+	}
+	if _, ok := l.tools[name]; ok || len(l.tools) < maxTools {
+		l.tools[name] = max(l.tools[name], d)
+	}
+}
+
+// Tool returns the slowest answer of tool name seen so far (false: none
+// was seen).
+func (l *Latency) Tool(name string) (time.Duration, bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d, ok := l.tools[name]
+	return d, ok
 }
 
 const maxLatencySamples = 1024

@@ -59,3 +59,29 @@ func TestLatencySamplesOnlyCleanAnswers(t *testing.T) {
 		t.Fatalf("%d samples, want 3 (the call sent alone counts, the one sent beside it not)", n)
 	}
 }
+
+// TestLatencyTool: the slowest answer of each tool is kept apart from the
+// server's pace.
+func TestLatencyTool(t *testing.T) {
+	var l Latency
+	if _, ok := l.Tool("slow"); ok {
+		t.Fatal("a tool never called has a pace")
+	}
+	l.ObserveTool("slow", 2*time.Second)
+	l.ObserveTool("slow", time.Second)
+	l.ObserveTool("fast", time.Millisecond)
+	if d, ok := l.Tool("slow"); !ok || d != 2*time.Second {
+		t.Errorf("slow: %s %v, want its slowest answer, 2s", d, ok)
+	}
+	if d, _ := l.Tool("fast"); d != time.Millisecond {
+		t.Errorf("fast: %s", d)
+	}
+	if l.Count() != 0 {
+		t.Errorf("tool answers counted as the server's pace (%d samples)", l.Count())
+	}
+	var none *Latency
+	none.ObserveTool("x", time.Second)
+	if _, ok := none.Tool("x"); ok {
+		t.Error("a nil Latency keeps a pace")
+	}
+}

@@ -627,6 +627,13 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 	}
 	resp, err := s.callRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout, method)
 	s.observe(method, resp, err)
+	if method == "tools/call" && err == nil && resp != nil && resp.Msg != nil {
+		if m, ok := params.(map[string]any); ok {
+			if name, ok := m["name"].(string); ok {
+				s.opts.Latency.ObserveTool(name, resp.Elapsed)
+			}
+		}
+	}
 	return resp, err
 }
 

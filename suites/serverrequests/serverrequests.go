@@ -36,7 +36,8 @@ const (
 	// called (which tools were called does not depend on the server's
 	// pace), and a server whose tools take seconds is not waited out tool
 	// after tool (the checks that find no server request end NA, and an NA
-	// costs next to nothing). Each call waits the patience at most.
+	// costs next to nothing). Each call waits the patience at most (the
+	// tool's own when the run saw it answer slower: T.ToolPatience).
 	inFlight = 8
 	// searchBudget: no new call starts after this long in one session (a
 	// safety cap; the NA reason says how many calls were made).
@@ -211,9 +212,10 @@ func (ex *exercise) drive(t *c.T, ls *legSession) string {
 				defer calls.Done()
 				defer func() { <-slots }()
 				// A tool that waits on the client (a request on a stream the
-				// harness does not read) is not waited out: the patience.
+				// harness does not read) is not waited out: the patience,
+				// or the tool's own pace when the run saw it slower.
 				co := *o
-				co.Timeout = t.Patience()
+				co.Timeout = t.ToolPatience(c.ItemKey(tool, "name"))
 				r, err := t.TryCall(s, "tools/call", map[string]any{"name": c.ItemKey(tool, "name"), "arguments": args}, &co)
 				if err == nil {
 					if code, isErr := r.ErrorCode(); isErr && code == jsonrpc.CodeURLElicitation {
@@ -264,7 +266,7 @@ func (ex *exercise) nothing(t *c.T, what string) {
 	for _, ls := range ex.sessions {
 		calls += ls.called
 	}
-	why := fmt.Sprintf("the server sent no %s, even to a client that declared it (%d tool call(s) in %d sessions, %d at a time, each waited at most the patience); nothing to judge", what, calls, len(ex.sessions), inFlight)
+	why := fmt.Sprintf("the server sent no %s, even to a client that declared it (%d tool call(s) in %d sessions, %d at a time, each waited at most the patience or twice the tool's slowest answer seen); nothing to judge", what, calls, len(ex.sessions), inFlight)
 	if calls == 0 && ex.refused != "" {
 		t.PolicyNA("%s; %s", why, ex.refused)
 	}
