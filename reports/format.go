@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A format is one report file. Each format registers itself from its own
@@ -25,6 +26,9 @@ type format struct {
 	Help string
 	// Write writes the file into dir and returns its path.
 	Write func(dir string, r *Report) (string, error)
+	// Links: the file links the others written beside it, so it is
+	// written after them (the others are written side by side).
+	Links bool
 }
 
 var formats []format
@@ -116,16 +120,33 @@ func Write(r *Report, o Options) []string {
 	}
 	var files []string
 	if o.Dir != "" && r != nil {
-		for _, f := range formats {
-			if !want[f.Name] {
-				continue
+		// The formats render side by side (each only reads the report),
+		// then those that link the others: the report files are the last
+		// thing a run waits for.
+		paths := make([]string, len(formats))
+		errs := make([]error, len(formats))
+		for _, links := range []bool{false, true} {
+			var wg sync.WaitGroup
+			for i, f := range formats {
+				if !want[f.Name] || f.Links != links {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					paths[i], errs[i] = f.Write(o.Dir, r)
+				}()
 			}
-			p, err := f.Write(o.Dir, r)
-			if err != nil {
-				fmt.Fprintf(errw, "mcpconform: writing %s: %v\n", f.File, err)
-				continue
+			wg.Wait()
+		}
+		for i, f := range formats {
+			switch {
+			case !want[f.Name]:
+			case errs[i] != nil:
+				fmt.Fprintf(errw, "mcpconform: writing %s: %v\n", f.File, errs[i])
+			default:
+				files = append(files, paths[i])
 			}
-			files = append(files, p)
 		}
 	}
 	if o.Terminal != nil && r != nil {

@@ -36,7 +36,7 @@ const (
 )
 
 func init() {
-	register(format{Name: "md", File: "summary.md", Order: 40, ByDefault: true, Write: writeMarkdownLinked})
+	register(format{Name: "md", File: "summary.md", Order: 40, ByDefault: true, Write: writeMarkdownLinked, Links: true})
 }
 
 // writeMarkdownLinked writes summary.md linking the reports that are
