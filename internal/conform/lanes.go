@@ -174,7 +174,11 @@ func (c *laneCheck) exclusive(name string) {
 		return
 	}
 	c.mu.Unlock()
+	// While it waits, the check lets its hold on the lanes go: the holder
+	// of name may need the lanes to itself (T.Alone) before it ends.
+	held := c.pause()
 	m.Lock()
+	c.resume(held)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.abandoned {

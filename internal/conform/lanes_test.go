@@ -245,3 +245,26 @@ func TestLanesExclusive(t *testing.T) {
 		t.Fatalf("order: %s", got)
 	}
 }
+
+// TestLanesExclusiveThenAlone: a check waiting for a named lock does not
+// keep the lanes from the holder of that lock when it needs them to itself
+// (T.Alone): no deadlock.
+func TestLanesExclusiveThenAlone(t *testing.T) {
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001"}, laneB: {"RPC-001"}})
+	l := e.lanes
+	aHolds := make(chan struct{})
+	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+		t.Exclusive("thing")
+		close(aHolds)
+		t.Alone() // B waits for "thing" meanwhile
+	})
+	l.register(catalog.MustGet("RPC-001"), laneB, wire.HTTP, func(t *T) {
+		<-aHolds
+		t.Exclusive("thing")
+	})
+	for _, rev := range []catalog.Revision{laneA, laneB} {
+		if out, _ := l.await(context.Background(), specKey{"RPC-001", rev}); out.Verdict != PASS {
+			t.Errorf("%s: %s", rev, out)
+		}
+	}
+}
