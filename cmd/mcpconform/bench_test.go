@@ -20,20 +20,29 @@ import (
 // reportRunMetrics adds, to a full-run benchmark, the number of checks of
 // the last run (report.json in dir) and the wall time per check.
 func reportRunMetrics(b *testing.B, dir string, runs int) {
-	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
 	var rep struct {
 		Summary struct {
 			Total int `json:"total"`
 		} `json:"summary"`
 	}
-	if err := json.Unmarshal(raw, &rep); err != nil || rep.Summary.Total == 0 {
-		b.Fatalf("report.json: %v (%d checks)", err, rep.Summary.Total)
+	readReport(b, dir, &rep)
+	if rep.Summary.Total == 0 {
+		b.Fatal("report.json: no checks")
 	}
 	b.ReportMetric(float64(rep.Summary.Total), "checks")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(runs*rep.Summary.Total), "ms/check")
+}
+
+// readReport decodes report.json in dir into v (the part a benchmark reads).
+func readReport(b *testing.B, dir string, v any) {
+	b.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		b.Fatalf("report.json: %v", err)
+	}
 }
 
 // BenchmarkCatalogWalk measures walking every list of a large catalog
@@ -154,10 +163,6 @@ func BenchmarkRunMutantStdio(b *testing.B) {
 				}
 				runs++
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
-			if err != nil {
-				b.Fatal(err)
-			}
 			var rep struct {
 				Results []struct {
 					Requirement, Verdict string
@@ -167,9 +172,7 @@ func BenchmarkRunMutantStdio(b *testing.B) {
 					LatencyP99Ms float64 `json:"latencyP99Ms"`
 				} `json:"performance"`
 			}
-			if err := json.Unmarshal(raw, &rep); err != nil {
-				b.Fatal(err)
-			}
+			readReport(b, dir, &rep)
 			if mu.wantFail != "" {
 				failed := false
 				for _, r := range rep.Results {
@@ -206,19 +209,13 @@ func BenchmarkRunSlowStart(b *testing.B) {
 				}
 				runs++
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
-			if err != nil {
-				b.Fatal(err)
-			}
 			var rep struct {
 				Performance struct {
 					Connections int64   `json:"connections"`
 					HandshakeMs float64 `json:"handshakeMs"`
 				} `json:"performance"`
 			}
-			if err := json.Unmarshal(raw, &rep); err != nil {
-				b.Fatal(err)
-			}
+			readReport(b, dir, &rep)
 			b.ReportMetric(float64(rep.Performance.Connections), "processes")
 			b.ReportMetric(rep.Performance.HandshakeMs/1000, "handshake-s")
 			reportRunMetrics(b, dir, runs)
@@ -351,10 +348,6 @@ func BenchmarkRunSlowServer(b *testing.B) {
 				cpu += st.UserTime() + st.SystemTime()
 				runs++
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
-			if err != nil {
-				b.Fatal(err)
-			}
 			var rep struct {
 				Results []struct {
 					Verdict    string  `json:"verdict"`
@@ -367,9 +360,7 @@ func BenchmarkRunSlowServer(b *testing.B) {
 					Workers         int     `json:"workers"`
 				} `json:"performance"`
 			}
-			if err := json.Unmarshal(raw, &rep); err != nil {
-				b.Fatal(err)
-			}
+			readReport(b, dir, &rep)
 			naMax, naOwn := 0.0, 0.0
 			for _, r := range rep.Results {
 				if r.Verdict == "NA" {

@@ -71,7 +71,15 @@ func (t *T) Step(text string) {
 // command, which changes what every process shows, pauses them itself:
 // FireTrigger).
 func (t *T) Alone() {
-	if t.lane != nil && t.HTTP() {
+	if t.HTTP() {
+		t.aloneEverywhere()
+	}
+}
+
+// aloneEverywhere is Alone on every transport: for a change every process
+// of the server shows.
+func (t *T) aloneEverywhere() {
+	if t.lane != nil {
 		t.lane.alone()
 	}
 }

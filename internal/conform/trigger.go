@@ -58,13 +58,13 @@ func (t *T) NeedTrigger() *Trigger {
 // server's answers to tools/call are judged by the tools checks): a check
 // cannot judge a change that was not made.
 func (t *T) FireTrigger(s *session.Session, tr *Trigger) {
-	if tr.Tool == "" && t.lane != nil {
+	if tr.Tool == "" {
 		// A command changes what every process of the server shows (a
-		// file, a database it reads), on stdio too: the other checks
-		// pause from now until this one ends.
-		t.lane.alone()
+		// file, a database it reads), on stdio too.
+		t.aloneEverywhere()
+	} else {
+		t.Alone()
 	}
-	t.Alone()
 	if err := t.runTrigger(s, tr); err != nil {
 		if tr.Tool != "" {
 			t.NA("the catalog_change trigger (%s) did not succeed, so there is no change to judge: %v", tr.Describe(), err)

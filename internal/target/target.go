@@ -60,10 +60,12 @@ type Target struct {
 	faults session.Faults
 	// counters for the report (Stats)
 	handshakes, handshakeNs, sessions atomic.Int64
-	// spans holds each handshake's start and end (Stats: the wall-clock
-	// time some handshake was under way).
-	spansMu sync.Mutex
-	spans   [][2]time.Time
+	// hsWall: the wall-clock time some handshake was under way (Stats),
+	// kept as it goes: hsActive handshakes under way since hsSince.
+	hsMu     sync.Mutex
+	hsActive int
+	hsSince  time.Time
+	hsWall   time.Duration
 	// pool: stdio processes started ahead of need (StartPool).
 	pool pool
 	// revOf maps a connection's name to the revision of the session it
@@ -136,29 +138,33 @@ func (t *Target) Stats() Stats {
 		HandshakeWallMs: float64(t.handshakeWall()) / 1e6, Prestarted: pre, Unused: unused}
 }
 
-// handshakeWall is the union of the handshakes' spans.
+// handshakeWall is the union of the handshakes' spans so far (a handshake
+// under way counts up to now).
 func (t *Target) handshakeWall() time.Duration {
-	t.spansMu.Lock()
-	spans := slices.Clone(t.spans)
-	t.spansMu.Unlock()
-	slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
-	var total time.Duration
-	var cur [2]time.Time
-	for i, sp := range spans {
-		switch {
-		case i == 0:
-			cur = sp
-		case sp[0].After(cur[1]):
-			total += cur[1].Sub(cur[0])
-			cur = sp
-		case sp[1].After(cur[1]):
-			cur[1] = sp[1]
+	t.hsMu.Lock()
+	defer t.hsMu.Unlock()
+	if t.hsActive > 0 {
+		return t.hsWall + time.Since(t.hsSince)
+	}
+	return t.hsWall
+}
+
+// handshakeSpan notes that a handshake starts (begin) or ends.
+func (t *Target) handshakeSpan(begin bool) {
+	now := time.Now()
+	t.hsMu.Lock()
+	defer t.hsMu.Unlock()
+	if begin {
+		if t.hsActive == 0 {
+			t.hsSince = now
 		}
+		t.hsActive++
+		return
 	}
-	if len(spans) > 0 {
-		total += cur[1].Sub(cur[0])
+	t.hsActive--
+	if t.hsActive == 0 {
+		t.hsWall += now.Sub(t.hsSince)
 	}
-	return total
 }
 
 func (t *Target) sessionOptions(rev catalog.Revision) session.Options {
@@ -302,13 +308,11 @@ func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Sessi
 // handshake performs rev's handshake on s, closing s when it fails.
 func (t *Target) handshake(ctx context.Context, s *session.Session, rev catalog.Revision) (*session.Session, error) {
 	start := time.Now()
+	t.handshakeSpan(true)
 	defer func() {
-		end := time.Now()
+		t.handshakeSpan(false)
 		t.handshakes.Add(1)
-		t.handshakeNs.Add(int64(end.Sub(start)))
-		t.spansMu.Lock()
-		t.spans = append(t.spans, [2]time.Time{start, end})
-		t.spansMu.Unlock()
+		t.handshakeNs.Add(int64(time.Since(start)))
 	}()
 	var err error
 	if rev.IsLegacy() {
@@ -383,12 +387,13 @@ type Detection struct {
 
 // Detect probes the eras as the spec's backward-compatibility rules say: a
 // 2026-07-28 server/discover probe first, then initialize with the newest
-// legacy revision. Each probe uses a fresh connection. On stdio (unless
-// processes are started only when needed, Prestart < 0) the legacy
-// probe's process starts together with the modern probe's (nothing is
-// sent to it before the modern probe is decided), and the modern probe's
-// process, when not kept, ends while the legacy probe runs: a server whose
-// start-up takes a second no longer costs two in a row before any check.
+// legacy revision. Each probe uses a fresh connection. The two probes run
+// side by side over HTTP and, on stdio (unless processes are started only
+// when needed, Prestart < 0), on two processes started together: a server
+// whose start-up or first answer takes a second costs one, not two in a
+// row, before any check. A legacy probe process that ended before anything
+// was sent to it (a server that allows one instance at a time) is replaced
+// once the modern probe's process has ended.
 func (t *Target) Detect(ctx context.Context) Detection {
 	d := Detection{Sessions: map[catalog.Revision]*session.Session{}}
 	var modernErr, legacyErr error
