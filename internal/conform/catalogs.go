@@ -89,6 +89,35 @@ func ItemKey(item json.RawMessage, key string) string {
 	return s
 }
 
+// listingKey names a memoized walk (T.Listing): one per list method and
+// catalog generation.
+type listingKey struct {
+	method string
+	gen    int64
+}
+
+// Listing returns the walk of a list method on s for a check that only
+// takes its inputs from the list (which tools to call, which prompt to
+// complete) and judges none of it: on the check's shared session the walk
+// is made once per revision and shared with the other checks that ask
+// (on a slow server a walk of several pages costs a round trip per page),
+// and made again after a check changed the catalog (FireTrigger). On
+// another session (T.Open, with other capabilities) it is s's own walk.
+// Checks that judge a list walk it themselves (WalkList): its frames are
+// their evidence.
+func (t *T) Listing(s *session.Session, method string) *Walk {
+	if _, shared := t.Env.shareds.Load(s); !shared {
+		return t.WalkList(s, method)
+	}
+	k := memoKey{memo: listingKey{method: method, gen: t.Env.catalogGen.Load()}, rev: t.Rev, transport: t.Transport}
+	v, ok, waited := t.Env.memos.get(t.Ctx, k, func() any { return t.WalkList(s, method) }, t.lane)
+	t.waited += waited
+	if !ok {
+		t.Error("the check's budget ran out while it waited for the walk of %s (made by another check)", method)
+	}
+	return v.(*Walk)
+}
+
 // WalkList follows a paginated list on s from its first page until a page
 // has no nextCursor, with at most Env.MaxPages pages. It never judges: a check
 // decides what a Problem means for its requirement. A response that never

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -67,10 +68,15 @@ type Env struct {
 	// the sessions its checks opened (T.Open, T.Fresh) to the worker
 	// (lanes: several workers of one revision run at once).
 	owners sync.Map
+	// shareds holds every shared session opened (a set of *session.Session).
+	shareds sync.Map
 	// closing counts sessions being closed in the background (CloseLater).
 	closing sync.WaitGroup
 	// memos holds the work checks share (Memo).
 	memos memoTable
+	// catalogGen counts the catalog changes checks made (FireTrigger,
+	// RestoreCatalog): T.Listing's walks are kept per generation.
+	catalogGen atomic.Int64
 	// liveness holds the crashes the checks saw (T.Crashed), the first
 	// per revision and transport, for LivenessID's run-wide verdict.
 	liveness []observe.Violation
@@ -229,6 +235,7 @@ func (e *Env) sharedOf(ctx context.Context, rev catalog.Revision, worker int) (*
 	slot.cur = &sharedSession{s: s, err: err, stalls: stalls}
 	if s != nil {
 		e.owners.Store(s.Conn().Name(), worker)
+		e.shareds.Store(s, true)
 	}
 	return s, err
 }

@@ -81,7 +81,7 @@ func findMRTRTargets(t *T) *mrtrDiscovery {
 	}
 	var probes []probe
 	if Declared(s, "prompts") {
-		w := t.WalkList(s, "prompts/list")
+		w := t.Listing(s, "prompts/list")
 		for i, p := range w.Items {
 			name := ItemKey(p, "name")
 			if name == "" || i >= maxMRTRPrompts {
@@ -91,7 +91,7 @@ func findMRTRTargets(t *T) *mrtrDiscovery {
 		}
 	}
 	if Declared(s, "resources") {
-		w := t.WalkList(s, "resources/list")
+		w := t.Listing(s, "resources/list")
 		for i, r := range w.Items {
 			uri := ItemKey(r, "uri")
 			if uri == "" || i >= maxMRTRResources {
@@ -101,7 +101,7 @@ func findMRTRTargets(t *T) *mrtrDiscovery {
 		}
 	}
 	if Declared(s, "tools") {
-		w := t.WalkList(s, "tools/list")
+		w := t.Listing(s, "tools/list")
 		called := 0
 		for _, tool := range w.Items {
 			name := ItemKey(tool, "name")

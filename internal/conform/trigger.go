@@ -85,6 +85,7 @@ func (t *T) RestoreCatalog(s *session.Session, tr *Trigger) {
 }
 
 func (t *T) runTrigger(s *session.Session, tr *Trigger) error {
+	defer t.Env.catalogGen.Add(1) // the lists may have changed: T.Listing walks again
 	if tr.Tool != "" {
 		resp, err := t.TryCall(s, "tools/call", map[string]any{"name": tr.Tool, "arguments": tr.Arguments}, nil)
 		if err != nil {

@@ -129,7 +129,7 @@ func templateProbe(t *c.T, s *session.Session) (completionProbe, bool) {
 	if !c.Declared(s, "resources") {
 		return completionProbe{what: "the server does not declare resources"}, false
 	}
-	w := t.WalkList(s, "resources/templates/list")
+	w := t.Listing(s, "resources/templates/list")
 	for _, it := range w.Items {
 		tpl := c.ItemKey(it, "uriTemplate")
 		if vars := templateVars(tpl); len(vars) > 0 {

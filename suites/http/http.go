@@ -485,7 +485,7 @@ var _ = c.Area("http", func() {
 		if !c.Declared(s, "tools") {
 			t.NA("the server does not declare tools")
 		}
-		walk := t.WalkList(s, "tools/list")
+		walk := t.Listing(s, "tools/list")
 		tools := walk.Items
 		var tool json.RawMessage
 		var prop headerProp

@@ -62,7 +62,7 @@ func provoke(t *c.T, s *session.Session) (called int, refused string) {
 	if !c.Declared(s, "tools") {
 		return 0, ""
 	}
-	w := t.WalkList(s, "tools/list")
+	w := t.Listing(s, "tools/list")
 	for _, tool := range w.Items {
 		if called == maxProvokingCalls {
 			break

@@ -107,7 +107,7 @@ func sleep(t *c.T, d time.Duration) {
 // callableTools walks tools/list on s and returns the tools the policy lets
 // the check call, with their arguments, and one refusal reason.
 func callableTools(t *c.T, s *session.Session) (out []*taskTool, items []json.RawMessage, refused string) {
-	w := t.WalkList(s, "tools/list")
+	w := t.Listing(s, "tools/list")
 	for _, tool := range w.Items {
 		if ok, why := t.MayCall(tool); !ok {
 			refused = why

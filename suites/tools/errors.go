@@ -62,7 +62,7 @@ func errorChecks() {
 		}
 		// arguments of the wrong type go to a real tool (a server that does
 		// not validate them may execute it): only one the policy allows.
-		w := t.WalkList(s, "tools/list")
+		w := t.Listing(s, "tools/list")
 		listed := parseTools(w.Items)
 		var target *tool
 		why := ""

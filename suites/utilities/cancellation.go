@@ -219,12 +219,13 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 		}
 	}
 	natural, known := ex.natural[cl.tool]
-	if pr.immediate {
-		return judgeImmediate(t, pr, resp, graceEnd, settled, natural, known)
+	if pr.immediate && (known || resp != nil) {
+		return judgeImmediate(t, pr, resp, graceEnd, settled, natural) // a response is judged without natural
+	}
+	if !known {
+		return false, ex.unknownDuration(pr, resp != nil)
 	}
 	switch {
-	case !known:
-		return false, what + ": its uncancelled call in session A got no response, so its duration is unknown"
 	case natural < slowEnough:
 		return false, fmt.Sprintf("%s takes %s uncancelled: its response may come within the race window (%s after the cancellation at %s) anyway",
 			what, natural.Round(time.Millisecond), cancelGrace, cancelAfter)
@@ -259,6 +260,25 @@ func judgeProbe(t *c.T, ex *exercise, pr *probe, all bool) (bool, string) {
 	}
 	t.Note("%s (uncancelled: %s) was cancelled after %s and stayed silent for the %s it was watched", what, natural.Round(time.Millisecond), cancelAfter, cancelWatch)
 	return true, ""
+}
+
+// unknownDuration says why a cancelled call whose uncancelled call in A got
+// no response is not judged.
+func (ex *exercise) unknownDuration(pr *probe, answered bool) string {
+	what := describeCall(pr.cl)
+	watch := cancelAfter + cancelWatch
+	if pr.immediate {
+		watch = cancelWatch
+	}
+	d, cut := ex.atLeast[pr.cl.tool]
+	switch {
+	case !cut:
+		return what + ": its uncancelled call in session A got no response, so its duration is unknown"
+	case !answered && d > watch:
+		return fmt.Sprintf("%s takes more than %s uncancelled (session A stopped waiting at the end of the exercise's budget), longer than the %s it was watched after its cancellation",
+			what, d.Round(time.Millisecond), cancelWatch)
+	}
+	return fmt.Sprintf("%s: its uncancelled call in session A was still running when the exercise's budget ended, after %s, so its duration is unknown", what, d.Round(time.Millisecond))
 }
 
 // settledSeq is the Seq of the first answer to a request sent after the
@@ -308,7 +328,7 @@ func sameOutcome(m, natural *jsonrpc.Message) bool {
 // response after the grace window breaks the requirement; one within it is
 // the race the spec allows; silence, for a call that answers within the
 // watch uncancelled, is the cancellation honoured.
-func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, settled int64, natural time.Duration, known bool) (bool, string) {
+func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, settled int64, natural time.Duration) (bool, string) {
 	what := describeCall(pr.cl)
 	if resp != nil {
 		after := resp.f.Time.Sub(pr.cancelAt).Round(time.Millisecond)
@@ -319,8 +339,6 @@ func judgeImmediate(t *c.T, pr *probe, resp *event, graceEnd time.Time, settled 
 		return false, fmt.Sprintf("%s, cancelled right after it was sent, was answered %s later, within the race window", what, after)
 	}
 	switch {
-	case !known:
-		return false, what + ": its uncancelled call in session A got no response, so its duration is unknown"
 	case natural > cancelWatch:
 		return false, fmt.Sprintf("%s takes %s uncancelled, longer than the %s it was watched after its cancellation", what, natural.Round(time.Millisecond), cancelWatch)
 	}

@@ -1,6 +1,7 @@
 package utilities
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -31,14 +32,32 @@ import (
 //	   (notifications/cancelled) and watched for cancelWatch
 //
 // Calls within a session are sequential, so on stdio a notification that
-// arrives while a call is in flight belongs to that call. The exercise is
-// computed by the first check of the revision that needs it and cached.
+// arrives while a call is in flight belongs to that call. When the tools'
+// observed pace would not let one session call them all within the
+// search budget, each of A, B and C spreads them over up to maxShards
+// sessions (the i-th tool to the i%n-th), still one call at a time in
+// each. The exercise is computed by the first check of the revision that
+// needs it and cached.
 
 const (
 	// maxCalls bounds the tools called per session.
 	maxCalls = 32
-	// phaseBudget: no new call starts after this long in one session.
-	phaseBudget = 5 * time.Second
+	// searchBudget bounds the calls of each session of the exercise, from
+	// the moment they are all open: a search for requests that run long,
+	// report progress or log. No call starts that its tool's observed pace
+	// would not end within it (with cutGrace, less the round trip that
+	// ends the session); a call still unanswered then is abandoned. The
+	// NA reasons say how many tools were left out.
+	searchBudget = time.Second
+	cutGrace     = 250 * time.Millisecond
+	// callPatience is how long the exercise waits for one call before it
+	// goes on to the next tool: a slow tool does not hide the others. It
+	// exceeds what phase D watches, so a tool abandoned after it is one
+	// whose cancellation could not have been judged anyway.
+	callPatience = cancelAfter + cancelWatch + 200*time.Millisecond
+	// maxShards bounds the sessions each of A, B and C spreads its calls
+	// over.
+	maxShards = 4
 	// cancelAfter is how long a call runs before it is cancelled (it also
 	// gives an HTTP server, which gets the cancellation on another
 	// connection, time to have received the request).
@@ -80,9 +99,15 @@ type call struct {
 	logLevel string          // 2026-07-28 _meta logLevel ("" none)
 	resp     *session.Response
 	err      error
-	reqSeq   int64 // its request frame (0 when not found)
-	respSeq  int64 // its response frame (0 when none)
-	exchange int64 // HTTP exchange (0 on stdio)
+	// cut is how long the call ran before the exercise abandoned it (0:
+	// it was not abandoned).
+	cut time.Duration
+	// overlapped: an abandoned call of the session was still running when
+	// it was sent (its duration may include waiting for it).
+	overlapped bool
+	reqSeq     int64 // its request frame (0 when not found)
+	respSeq    int64 // its response frame (0 when none)
+	exchange   int64 // HTTP exchange (0 on stdio)
 }
 
 // event is one decoded frame of a phase's connection.
@@ -94,13 +119,19 @@ type event struct {
 // phase is one session of the exercise.
 type phase struct {
 	key, what string
-	tokens    bool
-	logLevel  string // 2026-07-28 _meta logLevel of its calls
-	setLevel  string // legacy logging/setLevel before the calls ("" none)
-	conn      string
-	logging   bool // the session's server declared logging
-	calls     []*call
-	events    []event
+	// shard and of: this session is the shard-th of the of sessions of
+	// the phase key (the i-th tool goes to the i%of-th)
+	shard, of int
+	// late counts the phase's tools that no call reached within the
+	// search budget.
+	late     int
+	tokens   bool
+	logLevel string // 2026-07-28 _meta logLevel of its calls
+	setLevel string // legacy logging/setLevel before the calls ("" none)
+	conn     string
+	logging  bool // the session's server declared logging
+	calls    []*call
+	events   []event
 	// legacy B: the answers to logging/setLevel "error" and "verbose"
 	levelResp, badLevelResp *session.Response
 	levelSeq                int64 // the setLevel response frame
@@ -130,6 +161,9 @@ type exercise struct {
 	cancel  *phase   // D (nil when not run)
 	probes  []*probe // D's cancelled calls (none when every call answered in time)
 	natural map[string]time.Duration
+	// atLeast is the time a tool's call in A ran before the search budget
+	// abandoned it: its uncancelled duration is longer.
+	atLeast map[string]time.Duration
 	// naturalMsg is each tool's uncancelled response (A's), to tell the
 	// call's own result, arriving in a race with its cancellation, from an
 	// answer to the cancellation.
@@ -151,7 +185,8 @@ func exerciseFor(t *c.T) *exercise {
 }
 
 func runExercise(t *c.T) *exercise {
-	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev), natural: map[string]time.Duration{}, naturalMsg: map[string]*jsonrpc.Message{}}
+	ex := &exercise{modern: t.Modern(), http: t.HTTP(), revision: string(t.Rev),
+		natural: map[string]time.Duration{}, atLeast: map[string]time.Duration{}, naturalMsg: map[string]*jsonrpc.Message{}}
 	ex.tools, ex.noTools, ex.policy, ex.refused = callableTools(t)
 	if len(ex.tools) == 0 {
 		return ex
@@ -175,8 +210,9 @@ func runExercise(t *c.T) *exercise {
 		plans[0].what = "with progress tokens after logging/setLevel \"debug\""
 		plans[1].what = "without progress token after logging/setLevel \"error\""
 	}
+	plans = shard(plans, shardsFor(t, ex.tools))
 	if !ex.modern || !ex.http {
-		ex.cancel = &phase{key: "D", tokens: true, what: "with progress tokens, cancelled after " + cancelAfter.String()}
+		ex.cancel = &phase{key: "D", tokens: true, what: "with progress tokens, cancelled after " + cancelAfter.String(), of: 1}
 		if ex.modern {
 			ex.cancel.logLevel = "debug"
 		}
@@ -206,13 +242,65 @@ func runExercise(t *c.T) *exercise {
 	}
 	wg.Wait()
 	ex.phases = plans
-	for _, cl := range plans[0].calls {
-		if cl.resp != nil && cl.resp.Msg != nil {
-			ex.natural[cl.tool] = cl.resp.Elapsed
-			ex.naturalMsg[cl.tool] = cl.resp.Msg
+	for _, a := range ex.shards("A") {
+		for _, cl := range a.calls {
+			switch {
+			case cl.overlapped:
+			case cl.resp != nil && cl.resp.Msg != nil:
+				ex.natural[cl.tool] = cl.resp.Elapsed
+				ex.naturalMsg[cl.tool] = cl.resp.Msg
+			case cl.cut > 0:
+				ex.atLeast[cl.tool] = cl.cut
+			}
 		}
 	}
 	return ex
+}
+
+// shardsFor is how many sessions each phase spreads the tools over: as
+// many as the tools' observed pace (or the server's, for a tool not called
+// yet) needs for their calls to take half the search budget in each, at
+// most maxShards.
+func shardsFor(t *c.T, tools []tool) int {
+	var total time.Duration
+	for _, tl := range tools {
+		total += pace(t, tl.name)
+	}
+	return max(1, min(maxShards, int((total+searchBudget/2-1)/(searchBudget/2))))
+}
+
+// pace is how long a call of the tool is expected to take: the slowest
+// answer the run saw from it, or else the server's median answer.
+func pace(t *c.T, name string) time.Duration {
+	l := t.Env.Target.Latency()
+	if d, ok := l.Tool(name); ok {
+		return d
+	}
+	return l.Quantile(0.5)
+}
+
+// shard replaces each phase by n sessions of its kind.
+func shard(plans []*phase, n int) []*phase {
+	var out []*phase
+	for _, ph := range plans {
+		for i := range n {
+			cp := *ph
+			cp.shard, cp.of = i, n
+			out = append(out, &cp)
+		}
+	}
+	return out
+}
+
+// shards returns the sessions of phase key.
+func (ex *exercise) shards(key string) []*phase {
+	var out []*phase
+	for _, ph := range ex.phases {
+		if ph.key == key {
+			out = append(out, ph)
+		}
+	}
+	return out
 }
 
 // callableTools lists the tools the call policy allows, with arguments.
@@ -221,7 +309,7 @@ func callableTools(t *c.T) (tools []tool, why string, policy bool, refused int) 
 	if !c.Declared(s, "tools") {
 		return nil, "the server declares no tools capability, so no request could be made to run long, report progress or log", false, 0
 	}
-	w := t.WalkList(s, "tools/list")
+	w := t.Listing(s, "tools/list")
 	if len(w.Items) == 0 {
 		if w.Problem != "" {
 			return nil, "tools/list could not be walked (" + w.Problem + ")", false, 0
@@ -318,22 +406,43 @@ func runPhase(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) {
 	defer t.Env.CloseLater(s)
 	ph.conn = s.Conn().Name()
 	ph.logging = c.Declared(s, "logging")
+	// The calls leave room for the round trip that ends the session (the
+	// barrier of Settle).
+	cut := time.Now().Add(searchBudget + cutGrace - t.Env.Target.Latency().Quantile(0.5))
 	if !s.Modern() && ph.logging && ph.setLevel != "" {
 		ph.levelResp, _ = s.Call(t.Ctx, "logging/setLevel", map[string]any{"level": ph.setLevel}, nil)
 	}
-	start := time.Now()
-	for i, tl := range tools {
-		if time.Since(start) > phaseBudget || t.Ctx.Err() != nil {
-			break
+	abandoned := false
+	for i := ph.shard; i < len(tools); i += ph.of {
+		tl := tools[i]
+		if t.Ctx.Err() != nil || time.Now().Add(pace(t, tl.name)).After(cut) {
+			ph.late++
+			continue
 		}
 		params, o, cl := ph.callParams(s, tl, i)
-		cl.resp, cl.err = s.Call(t.Ctx, "tools/call", params, o)
+		sent := time.Now()
+		until := sent.Add(callPatience)
+		if cut.Before(until) {
+			until = cut
+		}
+		ctx, cancel := context.WithDeadline(t.Ctx, until)
+		cl.overlapped = abandoned
+		cl.resp, cl.err = s.Call(ctx, "tools/call", params, o)
+		cancel()
+		if cl.err != nil && ctx.Err() != nil && t.Ctx.Err() == nil {
+			cl.cut = time.Since(sent)
+			abandoned = true
+		}
 		ph.calls = append(ph.calls, cl)
 	}
-	if !s.Modern() && ph.logging && ph.key == "B" {
+	if !s.Modern() && ph.logging && ph.key == "B" && ph.shard == 0 {
 		ph.badLevelResp, _ = s.Call(t.Ctx, "logging/setLevel", map[string]any{"level": "verbose"}, nil)
 	}
-	t.Settle(s)
+	if ph.badLevelResp != nil && ph.badLevelResp.Msg != nil {
+		t.Quiet(s) // an answered request was the barrier already
+	} else {
+		t.Settle(s)
+	}
 	ph.collect(t, mark)
 }
 
@@ -356,9 +465,9 @@ func runCancel(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) []*probe
 	ph.conn = s.Conn().Name()
 	ph.logging = c.Declared(s, "logging")
 	var probes []*probe
-	start := time.Now()
+	deadline := time.Now().Add(searchBudget)
 	for i, tl := range tools {
-		if len(probes) == maxProbes || time.Since(start) > phaseBudget || t.Ctx.Err() != nil {
+		if len(probes) == maxProbes || time.Now().After(deadline) || t.Ctx.Err() != nil {
 			break
 		}
 		params, o, cl := ph.callParams(s, tl, i)
@@ -614,10 +723,27 @@ func (ex *exercise) requireTools(t *c.T) {
 // tried describes the exercise for NA messages.
 func (ex *exercise) tried() string {
 	var parts []string
+	late := 0
 	for _, ph := range ex.phases {
-		parts = append(parts, fmt.Sprintf("%d call(s) %s", len(ph.calls), ph.what))
+		if ph.shard != 0 {
+			continue
+		}
+		calls, missed := 0, 0
+		for _, sh := range ex.shards(ph.key) {
+			calls += len(sh.calls)
+			missed += sh.late
+		}
+		late = max(late, missed)
+		where := ""
+		if ph.of > 1 {
+			where = fmt.Sprintf(" (over %d sessions)", ph.of)
+		}
+		parts = append(parts, fmt.Sprintf("%d call(s) %s%s", calls, ph.what, where))
 	}
 	s := fmt.Sprintf("%d callable tool(s) (%s), each in separate sessions: %s", len(ex.tools), toolNames(ex.tools), strings.Join(parts, "; "))
+	if late > 0 {
+		s += fmt.Sprintf("; %d of the tools were left out of some of these sessions: at the server's pace their calls would not have ended within the exercise's budget of %s", late, searchBudget)
+	}
 	if ex.refused > 0 {
 		s += fmt.Sprintf("; %d tool(s) were not called under the call policy", ex.refused)
 	}
