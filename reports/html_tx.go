@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 )
 
 // Transcripts in report.html are not rendered into the page. They travel as
@@ -325,39 +328,64 @@ func htmlHTTPSummary(e *Exchange) (string, [][2]string) {
 // messageGist names a JSON-RPC message in a few words: its method, or
 // whether it is a result or an error (with the code), and its id as sent.
 func htmlMessageGist(body string) string {
-	var batch []json.RawMessage
-	if json.Unmarshal([]byte(body), &batch) == nil {
-		return fmt.Sprintf("batch of %d", len(batch))
-	}
-	var m struct {
-		Method *string          `json:"method"`
-		ID     json.RawMessage  `json:"id"`
-		Result json.RawMessage  `json:"result"`
-		Error  *json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal([]byte(body), &m) != nil {
+	b := []byte(body)
+	// One validation pass, then only the members' boundaries: a
+	// transcript's bodies are most of the report's bytes.
+	if !json.Valid(b) {
 		return ""
 	}
+	switch t := bytes.TrimLeft(b, " \t\r\n"); {
+	case len(t) > 0 && t[0] == '[':
+		var batch []json.RawMessage
+		if json.Unmarshal(b, &batch) == nil {
+			return fmt.Sprintf("batch of %d", len(batch))
+		}
+		return ""
+	case len(t) == 0 || t[0] != '{':
+		return ""
+	}
+	ms, ok := jsonobj.Members(b)
+	if !ok {
+		return ""
+	}
+	// keys match case-insensitively and the last of duplicates wins, as
+	// with json.Unmarshal into a struct
+	var method, id, result, errv json.RawMessage
+	for _, mb := range ms {
+		switch {
+		case strings.EqualFold(mb.Key, "method"):
+			method = mb.Value
+		case strings.EqualFold(mb.Key, "id"):
+			id = mb.Value
+		case strings.EqualFold(mb.Key, "result"):
+			result = mb.Value
+		case strings.EqualFold(mb.Key, "error"):
+			errv = mb.Value
+		}
+	}
 	var what string
+	var name string
 	switch {
-	case m.Method != nil:
-		what = htmlClip(*m.Method, 80)
-		if m.ID == nil {
+	case method != nil && string(method) != "null" && json.Unmarshal(method, &name) != nil:
+		return "" // a method that is not a string: Unmarshal failed here before
+	case method != nil && string(method) != "null":
+		what = htmlClip(name, 80)
+		if id == nil {
 			what += " (notification)"
 		}
-	case m.Error != nil:
+	case errv != nil && string(errv) != "null":
 		var e struct {
 			Code json.RawMessage `json:"code"`
 		}
-		_ = json.Unmarshal(*m.Error, &e)
+		_ = json.Unmarshal(errv, &e)
 		what = "error " + htmlClip(string(e.Code), 20)
-	case m.Result != nil:
+	case result != nil:
 		what = "result"
 	default:
 		return ""
 	}
-	if m.ID != nil {
-		what += " · id " + htmlClip(string(m.ID), 40)
+	if id != nil {
+		what += " · id " + htmlClip(string(id), 40)
 	}
 	return what
 }

@@ -41,11 +41,17 @@ func EncodeJSON(w io.Writer, r *Report) error {
 	if _, err := w.Write(append(b[:i:i], "\n  \"results\": ["...)); err != nil {
 		return err
 	}
+	// One encoder for every result: its buffers are reused (MarshalIndent
+	// allocates two copies of each result's bytes).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("    ", "  ")
 	for k := range r.Results {
-		rb, err := json.MarshalIndent(&r.Results[k], "    ", "  ")
-		if err != nil {
+		buf.Reset()
+		if err := enc.Encode(&r.Results[k]); err != nil {
 			return err
 		}
+		rb := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		sep := ",\n    "
 		if k == 0 {
 			sep = "\n    "

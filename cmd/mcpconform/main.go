@@ -113,6 +113,17 @@ func main() {
 			os.Exit(code)
 		}
 	}
+	// MCPCONFORM_MEMPROFILE=file writes the allocations of the whole
+	// command (go tool pprof -sample_index=alloc_space): what the GC has
+	// to collect.
+	if p := os.Getenv("MCPCONFORM_MEMPROFILE"); p != "" {
+		code := realMain(os.Args[1:], os.Stdout, os.Stderr)
+		if f, err := os.Create(p); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+		os.Exit(code)
+	}
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 

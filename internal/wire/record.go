@@ -272,14 +272,29 @@ type packedRaw struct {
 	n    int
 }
 
+// packers reuses deflate writers (each one's tables are most of a
+// megabyte) and their output buffers.
+var packers = sync.Pool{New: func() any {
+	p := &packer{}
+	p.w, _ = flate.NewWriter(&p.buf, flate.BestSpeed)
+	return p
+}}
+
+type packer struct {
+	w   *flate.Writer
+	buf bytes.Buffer
+}
+
 // pack deflates b; it returns nil unless that at least halves it.
 func pack(b []byte) []byte {
-	var buf bytes.Buffer
-	w, _ := flate.NewWriter(&buf, flate.BestSpeed)
-	if _, err := w.Write(b); err != nil || w.Close() != nil || buf.Len() > len(b)/2 {
+	p := packers.Get().(*packer)
+	defer packers.Put(p)
+	p.buf.Reset()
+	p.w.Reset(&p.buf)
+	if _, err := p.w.Write(b); err != nil || p.w.Close() != nil || p.buf.Len() > len(b)/2 {
 		return nil
 	}
-	return buf.Bytes()
+	return bytes.Clone(p.buf.Bytes())
 }
 
 // unpack restores a payload pack compressed, or its first max bytes, in
