@@ -54,6 +54,9 @@ type lanes struct {
 	// replace spare.
 	idle  cpuIdle
 	spare func() bool
+	// cheap tells whether a new worker's shared session costs next to
+	// nothing (steal); tests replace it.
+	cheap func() bool
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -198,6 +201,10 @@ func (e *Env) UseLanes(width int, order map[catalog.Revision][]string) {
 	e.lanes = &lanes{env: e, width: max(width, 1), order: order, jobs: map[specKey]*job{},
 		ctx: ctx, cancel: cancel, slots: make(chan struct{}, max(width, 1))}
 	e.lanes.spare = e.lanes.idle.spare
+	e.lanes.cheap = func() bool {
+		st := e.Target.Stats()
+		return st.Handshakes > 0 && st.HandshakeMs <= float64(st.Handshakes)*float64(stealHandshake)/1e6
+	}
 }
 
 // Lanes reports how many lanes the run uses (0: none, the checks run as
@@ -292,6 +299,9 @@ func (l *lanes) spawn(rl *revLane) {
 				rl.next++
 			}
 			last := l.allHandedOut()
+			if j == nil {
+				l.steal()
+			}
 			l.mu.Unlock()
 			if last {
 				l.env.Target.StopRefill()
@@ -341,6 +351,37 @@ func (l *lanes) grow(rl *revLane) {
 		l.spawn(rl)
 	}
 }
+
+// steal starts a worker on the lane with the most checks still to hand
+// out, at least stealMin, when a worker ran out of checks in its own (l.mu
+// held): on a fast server no check is slow enough to grow a lane, and the
+// revision with more checks would run on alone while the cores the other
+// one used sit idle. It replaces the worker that ran out, so as many
+// checks run at once as before (grow's test of spare CPU does not apply);
+// and only where a session costs next to nothing: while the run's
+// handshakes took at most stealHandshake on average (a Node or .NET
+// server's start-up is CPU a new worker's shared session would cost).
+func (l *lanes) steal() {
+	var most *revLane
+	for _, rl := range l.revs {
+		if left := len(rl.jobs) - rl.next; left >= stealMin && rl.workers < l.width && (most == nil || left > len(most.jobs)-most.next) {
+			most = rl
+		}
+	}
+	if most == nil || l.ctx.Err() != nil {
+		return
+	}
+	if l.cheap() {
+		l.spawn(most)
+	}
+}
+
+// stealMin is the fewest checks left in a lane for which steal starts a
+// worker; stealHandshake the longest mean handshake.
+const (
+	stealMin       = 8
+	stealHandshake = 20 * time.Millisecond
+)
 
 // growAfter is how long a check runs before its revision gets another
 // worker (lanes.grow). On a fast server most checks end well within it.

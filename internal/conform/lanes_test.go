@@ -268,3 +268,41 @@ func TestLanesExclusiveThenAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestLanesSteal: a worker that ran out of checks in its own lane starts
+// one on the lane with the most checks left (at least stealMin), when
+// sessions are cheap; the lane's remaining checks then run on two workers.
+func TestLanesSteal(t *testing.T) {
+	ids := []string{"RPC-001", "RPC-002", "RPC-003", "RPC-004", "RPC-005", "RPC-006", "RPC-007", "RPC-008", "RPC-009", "RPC-010"}
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001"}, laneB: ids})
+	l := e.lanes
+	l.width = 3
+	l.slots = make(chan struct{}, 3)
+	l.spare = func() bool { return false } // no growth: only stealing adds a worker
+	l.cheap = func() bool { return true }
+	stolen := make(chan struct{})
+	var once sync.Once
+	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {})
+	l.register(catalog.MustGet(ids[0]), laneB, wire.HTTP, func(t *T) {
+		select { // held until another worker of lane B ran a check
+		case <-stolen:
+		case <-t.Ctx.Done():
+			t.Error("no second worker took lane B's checks")
+		}
+	})
+	for _, id := range ids[1:] {
+		l.register(catalog.MustGet(id), laneB, wire.HTTP, func(t *T) {
+			if t.worker() != 0 {
+				once.Do(func() { close(stolen) })
+			}
+		})
+	}
+	for _, id := range ids {
+		if out, _ := l.await(context.Background(), specKey{id, laneB}); out.Verdict != PASS {
+			t.Errorf("%s: %s", id, out)
+		}
+	}
+	if w := e.Workers(); w != 3 {
+		t.Errorf("%d workers, want 3 (one per lane, and the one lane A's worker started on lane B)", w)
+	}
+}

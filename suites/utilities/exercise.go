@@ -1,9 +1,11 @@
 package utilities
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -76,6 +78,10 @@ const (
 	slowEnough = cancelAfter + cancelGrace
 	// maxProbes bounds the calls cancelled in one session.
 	maxProbes = 3
+	// cancelBudget bounds phase D's search for a call to cancel, from
+	// the moment the exercise's sessions are open: calls that answer
+	// within cancelAfter are passed over one after another.
+	cancelBudget = 2 * searchBudget
 )
 
 // levelRank orders the RFC 5424 levels.
@@ -489,7 +495,8 @@ func runCancel(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) []*probe
 	ph.conn = s.Conn().Name()
 	ph.logging = c.Declared(s, "logging")
 	var probes []*probe
-	deadline := time.Now().Add(searchBudget)
+	deadline := time.Now().Add(cancelBudget)
+	tools = cancelOrder(t, tools)
 	for i, tl := range tools {
 		if len(probes) == maxProbes || time.Now().After(deadline) || t.Ctx.Err() != nil {
 			break
@@ -545,6 +552,36 @@ func runCancel(t *c.T, tools []tool, ph *phase, lineUp *sync.WaitGroup) []*probe
 		}
 	}
 	return probes
+}
+
+// cancelOrder is the order in which phase D tries the tools: first those
+// the run saw answer within the span a cancellation can be judged in
+// (slowEnough to cancelAfter+cancelWatch), slowest first; then those not
+// called yet, in list order; then those seen faster; last those seen
+// slower (such a probe is watched, and ends the phase, without a
+// verdict). The other checks' calls decide where to look first; the
+// verdict still rests on session A's uncancelled call.
+func cancelOrder(t *c.T, tools []tool) []tool {
+	lat := t.Env.Target.Latency()
+	rank := func(tl tool) (int, time.Duration) {
+		d, seen := lat.Tool(tl.name)
+		switch {
+		case !seen:
+			return 1, 0
+		case d >= slowEnough && d <= cancelAfter+cancelWatch:
+			return 0, -d
+		case d < slowEnough:
+			return 2, 0
+		}
+		return 3, d
+	}
+	out := slices.Clone(tools)
+	slices.SortStableFunc(out, func(a, b tool) int {
+		ra, da := rank(a)
+		rb, db := rank(b)
+		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(da, db))
+	})
+	return out
 }
 
 // cancelAtOnce sends a call of tl and its cancellation back to back, and
