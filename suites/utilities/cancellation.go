@@ -275,10 +275,10 @@ func (ex *exercise) unknownDuration(pr *probe, answered bool) string {
 	case !cut:
 		return what + ": its uncancelled call in session A got no response, so its duration is unknown"
 	case !answered && d > watch:
-		return fmt.Sprintf("%s takes more than %s uncancelled (session A stopped waiting at the end of the exercise's budget), longer than the %s it was watched after its cancellation",
+		return fmt.Sprintf("%s takes more than %s uncancelled (session A stopped waiting for it then), longer than the %s it was watched after its cancellation",
 			what, d.Round(time.Millisecond), cancelWatch)
 	}
-	return fmt.Sprintf("%s: its uncancelled call in session A was still running when the exercise's budget ended, after %s, so its duration is unknown", what, d.Round(time.Millisecond))
+	return fmt.Sprintf("%s: session A stopped waiting for its uncancelled call after %s, so its duration is unknown", what, d.Round(time.Millisecond))
 }
 
 // settledSeq is the Seq of the first answer to a request sent after the

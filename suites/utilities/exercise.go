@@ -165,8 +165,9 @@ type exercise struct {
 	cancel  *phase   // D (nil when not run)
 	probes  []*probe // D's cancelled calls (none when every call answered in time)
 	natural map[string]time.Duration
-	// atLeast is the time a tool's call in A ran before the search budget
-	// abandoned it: its uncancelled duration is longer.
+	// atLeast is the time a tool's call in A ran before the exercise
+	// abandoned it (callPatience, or the end of the search budget): its
+	// uncancelled duration is longer.
 	atLeast map[string]time.Duration
 	// naturalMsg is each tool's uncancelled response (A's), to tell the
 	// call's own result, arriving in a race with its cancellation, from an
@@ -277,7 +278,8 @@ func shardsFor(t *c.T, tools []tool) int {
 type toolQueue struct {
 	mu   sync.Mutex
 	next int
-	// late counts the tools no call reached within the search budget.
+	// late counts the tools no session of the phase called within the
+	// search budget.
 	late int
 }
 
@@ -802,7 +804,7 @@ func (ex *exercise) tried() string {
 	}
 	s := fmt.Sprintf("%d callable tool(s) (%s), each in separate sessions: %s", len(ex.tools), toolNames(ex.tools), strings.Join(parts, "; "))
 	if late > 0 {
-		s += fmt.Sprintf("; up to %d of the tools were left out of a session: at their pace their calls would not have ended within the exercise's budget of %s", late, searchBudget)
+		s += fmt.Sprintf("; %d of the tools were not called in at least one kind of session: at their pace the calls would not have ended within the exercise's budget of %s", late, searchBudget)
 	}
 	if ex.refused > 0 {
 		s += fmt.Sprintf("; %d tool(s) were not called under the call policy", ex.refused)
