@@ -316,6 +316,7 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 		}
 		env.OnCheck(laneName(rev, w), fmt.Sprintf("%s [%s] (%s)", req.ID, rev, req.Title))
 	}
+	env.starting(req.ID, rev)
 	t := newT(ctx, env, req, rev, transport)
 	t.lane = lane
 	started := time.Now()

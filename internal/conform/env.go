@@ -61,6 +61,12 @@ type Env struct {
 	// lanes, when set (UseLanes), runs each revision's checks beside the
 	// other revisions'.
 	lanes *lanes
+	// plan holds the requirement ids the run will check, by revision
+	// (SetPlan; nil: every one).
+	plan map[catalog.Revision][]string
+	// started holds the checks that started (under mu): with the plan, how
+	// many stdio processes the checks still to come may take (demand).
+	started map[specKey]bool
 
 	mu     sync.Mutex
 	shared map[sharedKey]*sharedSlot
@@ -274,6 +280,25 @@ func (e *Env) Adopt(rev catalog.Revision, s *session.Session) {
 	defer sl.mu.Unlock()
 	sl.cur = &sharedSession{s: s}
 	e.owners.Store(s.Conn().Name(), 0)
+}
+
+// SetPlan tells the Env which checks the run will run (requirement ids by
+// revision): shared work done only for a check (the first contact's stdin
+// EOF for STD-002) is not done when that check is not part of the run.
+func (e *Env) SetPlan(order map[catalog.Revision][]string) {
+	e.mu.Lock()
+	e.plan = order
+	d := e.demand()
+	e.mu.Unlock()
+	if e.Target != nil {
+		e.Target.SetPoolDemand(d)
+	}
+}
+
+// Planned reports whether the run will check requirement id in rev (true
+// when no plan was set).
+func (e *Env) Planned(id string, rev catalog.Revision) bool {
+	return e.plan == nil || slices.Contains(e.plan[rev], id)
 }
 
 // Close ends the shared sessions (concurrently) and waits for the

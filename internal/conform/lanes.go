@@ -343,11 +343,15 @@ func (l *lanes) allHandedOut() bool {
 // Only while the machine has CPU to spare (l.idle): a check that is slow
 // because the server's start-ups compete for the cores (a Node or .NET
 // runtime on a small or loaded machine) gets no faster beside more of
-// them.
+// them. And, where a session is not cheap (steal), only while stealMin
+// checks or more are left: the new worker's shared session costs a
+// start-up, which the last few checks do not pay back (the TypeScript
+// everything server grew a worker, and a Node process, for two checks).
 func (l *lanes) grow(rl *revLane) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ctx.Err() == nil && rl.next < len(rl.jobs) && rl.workers < l.width && l.spare() {
+	left := len(rl.jobs) - rl.next
+	if l.ctx.Err() == nil && left > 0 && rl.workers < l.width && (left >= stealMin || l.cheap()) && l.spare() {
 		l.spawn(rl)
 	}
 }
@@ -427,7 +431,10 @@ func (l *lanes) run(j *job, rl *revLane, worker int) (*Outcome, []string) {
 		case r := <-ch:
 			return r.out, r.steps
 		case <-slow.C:
+			// asked again while the check runs: the CPU a start-up kept
+			// busy when it was slow enough may be idle a moment later
 			l.grow(rl)
+			slow.Reset(growAfter)
 		case <-budget.C:
 			return abandon(fmt.Sprintf("the check did not end within its budget of %s (and %s more): abandoned", l.env.SpecBudget, laneGrace))
 		case <-ctxDone:

@@ -152,6 +152,7 @@ func TestLanesGrow(t *testing.T) {
 		e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002", "RPC-003"}})
 		l := e.lanes
 		l.spare = func() bool { return true }
+		l.cheap = func() bool { return true } // fewer than stealMin checks
 		secondRan := make(chan struct{})
 		var workers [3]int
 		l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
@@ -180,6 +181,7 @@ func TestLanesGrow(t *testing.T) {
 		asked := make(chan struct{})
 		var once sync.Once
 		l.spare = func() bool { once.Do(func() { close(asked) }); return false }
+		l.cheap = func() bool { return true }
 		firstDone := false
 		l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
 			select { // until the lane asked whether it may grow
@@ -199,6 +201,32 @@ func TestLanesGrow(t *testing.T) {
 		}
 		if e.Workers() != 1 {
 			t.Errorf("%d workers with no CPU to spare, want 1", e.Workers())
+		}
+	})
+	// Sessions that cost a start-up: the last few checks (fewer than
+	// stealMin) do not pay back a new worker's shared session.
+	t.Run("dear", func(t *testing.T) {
+		e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001", "RPC-002"}})
+		l := e.lanes
+		l.spare = func() bool { return true }
+		asked := make(chan struct{})
+		var once sync.Once
+		l.cheap = func() bool { once.Do(func() { close(asked) }); return false }
+		l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+			select { // until the lane asked whether sessions are cheap
+			case <-asked:
+			case <-t.Ctx.Done():
+				t.Error("the lane never considered growing")
+			}
+		})
+		l.register(catalog.MustGet("RPC-002"), laneA, wire.HTTP, func(t *T) {})
+		for _, id := range []string{"RPC-001", "RPC-002"} {
+			if out, _ := l.await(context.Background(), specKey{id, laneA}); out.Verdict != PASS {
+				t.Errorf("%s: %s", id, out)
+			}
+		}
+		if e.Workers() != 1 {
+			t.Errorf("%d workers for one check left on a server whose sessions cost a start-up, want 1", e.Workers())
 		}
 	})
 }

@@ -32,6 +32,9 @@ type T struct {
 	// waited is how long the check waited for work another check was
 	// doing for it (a Memo being computed).
 	waited time.Duration
+	// evidence are spans of frames other checks' work (a memo) recorded
+	// that the check judged: its transcript holds them (attach).
+	evidence []evidence
 }
 
 func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {
@@ -247,9 +250,18 @@ func (t *T) finish() {
 	}
 	// The reports keep a body's first 16 KiB (result.MaxBodyInReport):
 	// the outcome shares the recorder's payloads, cut just past that.
-	if t.Env.lanes != nil {
+	switch {
+	case len(t.evidence) > 0:
+		from := t.startSeq
+		for _, e := range t.evidence {
+			from = min(from, e.from)
+		}
+		t.out.Frames = t.Env.Recorder().ClippedWhere(from, 400, transcriptRawMax, func(f *wire.Frame, size int) bool {
+			return t.inEvidence(f) || (f.Seq > t.startSeq && (t.Env.lanes == nil || t.mine(f, size)))
+		})
+	case t.Env.lanes != nil:
 		t.out.Frames = t.Env.Recorder().ClippedWhere(t.startSeq, 400, transcriptRawMax, t.mine)
-	} else {
+	default:
 		t.out.Frames = t.Env.Recorder().Clipped(t.startSeq, 400, transcriptRawMax)
 	}
 	// Messages quote what the server sent: redact them like the transcript.
@@ -314,7 +326,7 @@ func (t *T) Open() *session.Session {
 func (t *T) Call(s *session.Session, method string, params any, o *session.CallOptions) *session.Response {
 	resp, err := s.Call(t.Ctx, method, params, o)
 	if err != nil {
-		t.noResponse(method, resp, err)
+		t.NoResponse(method, resp, err)
 	}
 	return resp
 }
@@ -324,7 +336,9 @@ func (t *T) TryCall(s *session.Session, method string, params any, o *session.Ca
 	return s.Call(t.Ctx, method, params, o)
 }
 
-func (t *T) noResponse(method string, resp *session.Response, err error) {
+// NoResponse ends the check for a request that got no JSON-RPC response
+// (err says why), as Call does.
+func (t *T) NoResponse(method string, resp *session.Response, err error) {
 	switch {
 	case errors.Is(err, session.ErrNoResponse):
 		t.Violation("a JSON-RPC response to "+method, resp.Describe(), "the reply to %s carried no JSON-RPC response", method)

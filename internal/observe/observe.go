@@ -168,6 +168,9 @@ type conn struct {
 	mixed bool
 	// sids are the Mcp-Session-Id values seen in responses (HTTP-007).
 	sids map[string]bool
+	// requestIDs are the ids of the requests the server sent (RPC-009),
+	// at most maxPending.
+	requestIDs map[string]bool
 	// cancelled are the requests the harness cancelled whose
 	// cancellation is not settled yet (bounded).
 	cancelled []*request

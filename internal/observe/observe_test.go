@@ -254,3 +254,28 @@ func TestLanesNameTheirOwnCheck(t *testing.T) {
 		t.Errorf("violation %+v: want its lane's check PAG-001", vs[0])
 	}
 }
+
+// RPC-009: a server request whose id is null, or one the server already
+// used in the session, is a violation; the same id on another connection,
+// and ids the harness used for its own requests, are not.
+func TestServerRequestIDs(t *testing.T) {
+	f := &feed{o: New()}
+	for _, c := range []string{"stdio#1", "stdio#2"} {
+		f.send(c, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		f.recv(c, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		f.send(c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		f.recv(c, `{"jsonrpc":"2.0","id":0,"method":"ping"}`) // the harness's initialize had id 0
+		f.recv(c, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	}
+	only(t, f.o)
+	f.recv("stdio#2", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	vs := only(t, f.o, "RPC-009")
+	if !strings.Contains(vs[0].Message, "id 1, which it used") {
+		t.Fatalf("message %q", vs[0].Message)
+	}
+	f = &feed{o: New()}
+	f.send("stdio#1", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	f.recv("stdio#1", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	f.recv("stdio#1", `{"jsonrpc":"2.0","id":null,"method":"ping"}`)
+	only(t, f.o, "RPC-009")
+}

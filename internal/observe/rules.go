@@ -28,6 +28,7 @@ var rules = []rule{
 	{id: "STD-001", judge: std001},
 	{id: "RPC-001", judge: rpc001},
 	{id: "RPC-003", judge: rpc003},
+	{id: "RPC-009", judge: rpc009},
 	{id: "RPC-010", judge: rpc010},
 	{id: "RPC-011", judge: rpc011},
 	{id: "RPC-012", judge: rpc012},
@@ -338,6 +339,30 @@ func life005(e *event) {
 	}
 	if m == "notifications/resources/updated" && !hasSub(c.serverCaps, "resources", "subscribe") {
 		e.violate("LIFE-005", false, "the server sent %s without declaring capabilities.resources.subscribe", m)
+	}
+}
+
+// RPC-009: the requests a legacy server sends have string or integer ids,
+// never null, and never one it used before in the session (the
+// connection).
+func rpc009(e *event) {
+	if !e.msg() || !e.rev.IsLegacy() || e.m.Kind() != jsonrpc.KindRequest {
+		return
+	}
+	if !e.m.ID.Valid() {
+		e.violate("RPC-009", false, "the server sent a %s request whose id is not a string or integer (%s)", e.m.Method, e.m.ID.Key())
+		return
+	}
+	k := e.m.ID.Key()
+	if e.c.requestIDs[k] {
+		e.violate("RPC-009", false, "the server sent a %s request with id %s, which it used for an earlier request of the session", e.m.Method, k)
+		return
+	}
+	if e.c.requestIDs == nil {
+		e.c.requestIDs = map[string]bool{}
+	}
+	if len(e.c.requestIDs) < maxPending {
+		e.c.requestIDs[k] = true
 	}
 }
 

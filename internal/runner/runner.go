@@ -265,7 +265,9 @@ func Run(cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	conform.ResetRegistrations()
-	if order := laneOrder(preview, revs); cfg.Parallel > 1 && len(order) > 0 {
+	order := laneOrder(preview, revs)
+	env.SetPlan(order)
+	if cfg.Parallel > 1 && len(order) > 0 {
 		// One lane per revision: the run-wide observers and the
 		// transcripts tell them apart by connection.
 		env.UseLanes(cfg.Parallel, order)

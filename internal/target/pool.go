@@ -35,6 +35,11 @@ type pool struct {
 	starting sync.WaitGroup
 	// taken counts the processes handed out, unused the ones ended idle.
 	taken, unused int64
+	// demand is how many processes the checks still to come may take
+	// (SetPoolDemand); -1 unknown. The pool holds at most that many.
+	demand int
+	// demanded: SetPoolDemand was called (demand is known).
+	demanded bool
 }
 
 // StartPool keeps Prestart stdio server processes started ahead of need
@@ -66,13 +71,28 @@ func (t *Target) StopRefill() {
 	t.pool.mu.Unlock()
 }
 
-// refill starts processes in the background until the pool holds its size
-// (counting those being started).
+// SetPoolDemand tells the pool how many processes the checks that have not
+// started yet may take (from the plan of the run): it never holds more, so
+// that no start-up is spent on a process no check takes. It only lowers
+// what the pool starts from now on; the processes already started stay
+// available.
+func (t *Target) SetPoolDemand(n int) {
+	t.pool.mu.Lock()
+	t.pool.demand, t.pool.demanded = n, true
+	t.pool.mu.Unlock()
+}
+
+// refill starts processes in the background until the pool holds its size,
+// or the demand when that is lower (counting those being started).
 func (t *Target) refill() {
 	p := &t.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for n := len(p.idle) + p.inflight; !p.closed && n < p.size; n++ {
+	size := p.size
+	if p.demanded {
+		size = min(size, p.demand)
+	}
+	for n := len(p.idle) + p.inflight; !p.closed && n < size; n++ {
 		p.inflight++
 		p.starting.Add(1)
 		go func() {

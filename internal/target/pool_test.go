@@ -117,3 +117,34 @@ func TestPoolOff(t *testing.T) {
 		t.Fatalf("an HTTP target started %d processes", n)
 	}
 }
+
+// The pool holds no more processes than the checks still to come may take
+// (SetPoolDemand): a take is replaced only while the demand allows it.
+func TestPoolDemand(t *testing.T) {
+	tg := poolTarget("cat")
+	tg.Prestart = 3
+	tg.SetPoolDemand(2)
+	tg.StartPool()
+	defer tg.ClosePool()
+	if got := idleConns(tg); len(got) != 2 {
+		t.Fatalf("pool holds %d processes for a demand of 2, want 2", len(got))
+	}
+	tg.SetPoolDemand(1) // a check that takes one started
+	conn, err := tg.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if got := idleConns(tg); len(got) != 1 {
+		t.Fatalf("pool holds %d processes after a take with a demand of 1, want 1 (no replacement)", len(got))
+	}
+	tg.SetPoolDemand(5)
+	c2, err := tg.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if got := idleConns(tg); len(got) != 3 {
+		t.Fatalf("pool holds %d processes after a take with a demand of 5, want its size 3", len(got))
+	}
+}

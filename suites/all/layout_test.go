@@ -40,6 +40,10 @@ var checkFolders = map[string]string{
 	// needs the authorization area's weak-token machinery (weakSession,
 	// findWeakRefusal, requireProtected).
 	"STALE-007": "auth",
+	// judges the requests the server sent the server-request exercise's
+	// sessions (serverrequests.Exercise), which declare the client
+	// capabilities that make a server send requests at all.
+	"RPC-009": "serverrequests",
 }
 
 // TestFoldersMatchAreas: every check is registered in the folder of its

@@ -19,9 +19,18 @@ import (
 )
 
 var _ = c.Area("lifecycle", func() {
+	// LIFE-001, -003, -004 and -005 judge the parts of one first contact
+	// with a pristine connection (T.FirstContact): the same sequence each
+	// of them used to make on a process of its own.
 	c.It("LIFE-001", "initialize with a supported version returns that version, capabilities and serverInfo", func(t *c.T) {
-		s := t.Fresh()
-		resp := t.Call(s, "initialize", session.InitializeParams(string(t.Rev)), &session.CallOptions{NoMeta: true, Timeout: startupWait(t)})
+		ct := t.FirstContact()
+		resp := ct.Init
+		if ct.S == nil {
+			t.Error("%s", ct.Problem)
+		}
+		if resp == nil || resp.Msg == nil {
+			t.NoResponse("initialize", resp, ct.InitErr)
+		}
 		res := t.ResultObject("initialize", resp)
 		var version string
 		_ = json.Unmarshal(res["protocolVersion"], &version)
@@ -69,23 +78,14 @@ var _ = c.Area("lifecycle", func() {
 	})
 
 	c.It("LIFE-003", "notifications/initialized gets no response", func(t *c.T) {
-		s := t.Fresh()
-		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
-			t.Error("initialize failed: %v", err)
-		}
-		mark := t.Mark()
-		reply, err := s.Initialized(t.Ctx)
-		if err != nil {
-			t.Error("sending notifications/initialized: %v", err)
-		}
-		if reply != nil {
-			body := exchangeBody(s, t, reply.Exchange)
+		ct := contact(t, true)
+		if reply := ct.Initialized; reply != nil {
+			body := exchangeBody(t, ct.S, ct.Initialize, reply.Exchange)
 			t.Check(reply.Status == http.StatusAccepted && len(body) == 0, "HTTP 202 Accepted with an empty body",
 				fmt.Sprintf("HTTP %d, body %q", reply.Status, c.Clip(body)), "an accepted notification must get 202 and no body")
 			return
 		}
-		t.Settle(s)
-		for _, e := range s.Events(mark) {
+		for _, e := range ct.Events(ct.Initialize, ct.Operating) {
 			if e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse {
 				t.Violation("no message answering the notification", string(e.Frame.Raw), "the server answered notifications/initialized")
 			}
@@ -93,13 +93,8 @@ var _ = c.Area("lifecycle", func() {
 	})
 
 	c.It("LIFE-004", "before initialized the server sends only ping and log messages", func(t *c.T) {
-		s := t.Fresh()
-		mark := t.Mark()
-		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
-			t.Error("initialize failed: %v", err)
-		}
-		t.Settle(s)
-		for _, e := range s.Events(mark) {
+		ct := contact(t, false)
+		for _, e := range ct.Events(ct.Start, ct.Initialize) {
 			if e.Msg == nil {
 				continue
 			}
@@ -119,11 +114,12 @@ var _ = c.Area("lifecycle", func() {
 	})
 
 	c.It("LIFE-005", "the server uses only negotiated capabilities", func(t *c.T) {
-		mark := t.Mark() // the whole session, from its handshake on
-		s := t.Open()
-		t.Battery(s)
-		t.Settle(s)
-		for _, e := range s.Events(mark) {
+		ct := contact(t, true) // the whole session, from its handshake on
+		if ct.Answers == 0 {
+			t.Error("none of the ordinary requests (the probe, lists, an unknown method) got a JSON-RPC response; nothing to judge")
+		}
+		s := ct.S
+		for _, e := range ct.Events(ct.Start, ct.End) {
 			if e.Msg == nil {
 				continue
 			}
@@ -412,13 +408,30 @@ func metaParams(meta map[string]any) json.RawMessage {
 	return b
 }
 
-func exchangeBody(s *session.Session, t *c.T, exchange int64) []byte {
-	for _, f := range t.Since() {
-		if f.Conn == s.Conn().Name() && f.Exchange == exchange && f.Dir == wire.In && (f.Kind == wire.KindBody || f.Kind == wire.KindMessage) {
+func exchangeBody(t *c.T, s *session.Session, after, exchange int64) []byte {
+	for _, f := range t.Env.Recorder().OnConn(after, s.Conn().Name()) {
+		if f.Exchange == exchange && f.Dir == wire.In && (f.Kind == wire.KindBody || f.Kind == wire.KindMessage) {
 			return f.Raw
 		}
 	}
 	return nil
+}
+
+// contact returns the revision's first contact (T.FirstContact) for a
+// check that judges what followed initialize (and, with initialized, what
+// followed notifications/initialized): when the contact did not get that
+// far, the check cannot judge (the handshake is LIFE-001's concern).
+func contact(t *c.T, initialized bool) *c.Contact {
+	ct := t.FirstContact()
+	switch {
+	case ct.S == nil:
+		t.Error("%s", ct.Problem)
+	case ct.InitErr != nil:
+		t.Error("initialize failed: %v", ct.InitErr)
+	case initialized && ct.InitializedErr != nil:
+		t.Error("sending notifications/initialized: %v", ct.InitializedErr)
+	}
+	return ct
 }
 
 func sameSet(a, b []string) bool {

@@ -42,20 +42,25 @@ func takeSnapshot(t *c.T, s *session.Session, withTemplates bool) snapshot {
 		methods = append(methods, "resources/templates/list")
 	}
 	for _, m := range methods {
-		w := t.WalkList(s, m)
-		if !w.Complete() {
-			t.Note("%s could not be walked to its end (%s); it is left out", m, w.Problem)
-			continue
-		}
-		items := map[string]json.RawMessage{}
-		for i, k := range w.Keys() {
-			if k != "" {
-				items[k] = w.Items[i]
-			}
-		}
-		snap[m] = items
+		snap.add(t, m, t.WalkList(s, m))
 	}
 	return snap
+}
+
+// add keeps the walk w of method m in the snapshot, unless it did not
+// reach its end (noted).
+func (snap snapshot) add(t *c.T, m string, w *c.Walk) {
+	if !w.Complete() {
+		t.Note("%s could not be walked to its end (%s); it is left out", m, w.Problem)
+		return
+	}
+	items := map[string]json.RawMessage{}
+	for i, k := range w.Keys() {
+		if k != "" {
+			items[k] = w.Items[i]
+		}
+	}
+	snap[m] = items
 }
 
 // keys returns the sorted keys of one list.

@@ -309,14 +309,31 @@ var _ = c.Area("staleness", func() {
 			t.NA("the server declares no list that could be walked")
 		}
 		again := takeSnapshot(t, s, true)
-		other := t.Open()
-		second := takeSnapshot(t, other, true)
+		// The second connection: in legacy revisions the first contact's
+		// (T.FirstContact), which walked every declared list of a
+		// connection of its own, unless a check changed the catalog since;
+		// else one opened now.
+		var second snapshot
+		var events []session.Event
+		var ct *c.Contact
+		if !t.Modern() {
+			ct = t.FirstContact()
+		}
+		if ct == nil || !ct.Current(t) {
+			other := t.Open()
+			second = takeSnapshot(t, other, true)
+			events = append(s.Events(mark), other.Events(mark)...)
+		} else {
+			second = snapshot{}
+			for m, w := range ct.Walks {
+				second.add(t, m, w)
+			}
+			events = append(s.Events(min(mark, ct.Start)), ct.Events(ct.Start, ct.End)...)
+		}
 		changed := map[string]bool{}
-		for _, ss := range []*session.Session{s, other} {
-			for _, e := range ss.Events(mark) {
-				if e.Msg != nil && strings.HasSuffix(e.Msg.Method, "/list_changed") {
-					changed[strings.TrimSuffix(strings.TrimPrefix(e.Msg.Method, "notifications/"), "/list_changed")] = true
-				}
+		for _, e := range events {
+			if e.Msg != nil && strings.HasSuffix(e.Msg.Method, "/list_changed") {
+				changed[strings.TrimSuffix(strings.TrimPrefix(e.Msg.Method, "notifications/"), "/list_changed")] = true
 			}
 		}
 		for _, m := range []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"} {
