@@ -21,9 +21,9 @@ import (
 //
 // The sequence, on a connection nothing was sent to: initialize (the run's
 // revision, no client capabilities), the barrier, notifications/initialized,
-// the barrier, the era's probe and a walk of every declared list
-// (resources/templates/list too), a request for an unknown method, the
-// barrier. Nothing in it is a stimulus another step could be blamed for:
+// the barrier, the era's probe and, when it was answered, a walk of every
+// declared list (resources/templates/list too), a request for an unknown
+// method and the barrier. Nothing in it is a stimulus another step could be blamed for:
 // it is what every client does first. It never judges; the checks do, and
 // each one's transcript holds the contact's frames (T.attach).
 type Contact struct {
@@ -50,6 +50,9 @@ type Contact struct {
 	// Problem, when set, is why the contact stopped early (its steps after
 	// it did not happen).
 	Problem string
+	// Unanswered: the probe after the handshake got no answer, so the
+	// lists were not walked (each request would have waited the timeout).
+	Unanswered bool
 
 	eof     chan struct{} // closed once the process ended after stdin EOF (stdio)
 	eofDone EOFOutcome
@@ -120,26 +123,33 @@ func (t *T) makeContact() *Contact {
 	}
 	t.Settle(s)
 	ct.Operating = t.Mark()
-	try := func(method string, params any) {
+	try := func(method string, params any) bool {
 		if resp, err := t.TryCall(s, method, params, nil); err == nil && resp.Msg != nil {
 			ct.Answers++
+			return true
 		}
+		return false
 	}
 	m, p := t.Probe()
-	try(m, p)
-	for _, l := range []struct{ capability, method string }{
-		{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}, {"resources", "resources/templates/list"},
-	} {
-		if Declared(s, l.capability) {
-			w := t.WalkList(s, l.method)
-			ct.Walks[l.method] = w
-			if len(w.Pages) > 0 {
-				ct.Answers++
+	if try(m, p) {
+		for _, l := range []struct{ capability, method string }{
+			{"tools", "tools/list"}, {"prompts", "prompts/list"}, {"resources", "resources/list"}, {"resources", "resources/templates/list"},
+		} {
+			if Declared(s, l.capability) {
+				w := t.WalkList(s, l.method)
+				ct.Walks[l.method] = w
+				if len(w.Pages) > 0 {
+					ct.Answers++
+				}
 			}
 		}
+		try("mcpconform/no-such-method", map[string]any{})
+		t.Settle(s)
+	} else {
+		// A server that does not answer the probe would let every request
+		// of the battery wait the timeout: the checks judge what came.
+		ct.Unanswered = true
 	}
-	try("mcpconform/no-such-method", map[string]any{})
-	t.Settle(s)
 	conn, isStdio := s.Conn().(*stdio.Conn)
 	if !isStdio || !t.Env.Planned("STD-002", t.Rev) {
 		t.Env.CloseLater(s)
@@ -169,7 +179,7 @@ func (t *T) makeContact() *Contact {
 // show the catalog: no check changed it since (a catalog_change trigger or
 // its restore).
 func (ct *Contact) Current(t *T) bool {
-	return ct.S != nil && ct.Problem == "" && ct.CatalogGen == t.Env.catalogGen.Load()
+	return ct.S != nil && ct.Problem == "" && !ct.Unanswered && ct.CatalogGen == t.Env.catalogGen.Load()
 }
 
 // EOF waits for the contact's process to end after stdin EOF (stdio, and
