@@ -308,22 +308,26 @@ func TestLanesSteal(t *testing.T) {
 	l.slots = make(chan struct{}, 3)
 	l.spare = func() bool { return false } // no growth: only stealing adds a worker
 	l.cheap = func() bool { return true }
-	stolen := make(chan struct{})
-	var once sync.Once
+	// ran gets the worker of each of lane B's later checks; the first one
+	// is held until one ran on another worker than its own (the stolen
+	// worker may start before lane B's own took its first check, and take
+	// that one itself).
+	ran := make(chan int, len(ids))
 	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {})
 	l.register(catalog.MustGet(ids[0]), laneB, wire.HTTP, func(t *T) {
-		select { // held until another worker of lane B ran a check
-		case <-stolen:
-		case <-t.Ctx.Done():
-			t.Error("no second worker took lane B's checks")
+		for {
+			select {
+			case w := <-ran:
+				if w != t.worker() {
+					return
+				}
+			case <-t.Ctx.Done():
+				t.Error("no second worker took lane B's checks")
+			}
 		}
 	})
 	for _, id := range ids[1:] {
-		l.register(catalog.MustGet(id), laneB, wire.HTTP, func(t *T) {
-			if t.worker() != 0 {
-				once.Do(func() { close(stolen) })
-			}
-		})
+		l.register(catalog.MustGet(id), laneB, wire.HTTP, func(t *T) { ran <- t.worker() })
 	}
 	for _, id := range ids {
 		if out, _ := l.await(context.Background(), specKey{id, laneB}); out.Verdict != PASS {

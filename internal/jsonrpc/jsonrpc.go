@@ -342,6 +342,28 @@ func Request(id ID, method string, params any) []byte {
 	return buf.Bytes()
 }
 
+// Built is Request for params that are valid JSON (nil: none), returning
+// with the bytes the message Decode would make of them, without parsing
+// them again: the session and the run-wide observer share it
+// (wire.Frame.Decoded).
+func Built(id ID, method string, params json.RawMessage) ([]byte, *Message) {
+	var raw []byte
+	if params == nil {
+		raw = Request(id, method, nil)
+	} else {
+		raw = Request(id, method, params)
+	}
+	mb, _ := json.Marshal(method)
+	m := &Message{Raw: raw, JSONRPC: "2.0", HasJSONRPC: true, ID: id, HasID: true,
+		Method: method, HasMethod: true, MethodIsString: true, valid: true,
+		Members: map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": json.RawMessage(id.rawOrNull()), "method": mb}}
+	if params != nil {
+		m.Params, m.HasParams = params, true
+		m.Members["params"] = params
+	}
+	return raw, m
+}
+
 // Notification builds the bytes of a notification.
 func Notification(method string, params any) []byte {
 	var buf bytes.Buffer

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -497,4 +498,26 @@ func TestBuildersRoundTrip(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Built makes the message Decode makes of its bytes.
+func TestBuiltIsDecoded(t *testing.T) {
+	for _, c := range []struct {
+		id     ID
+		method string
+		params json.RawMessage
+	}{
+		{IntID(7), "tools/list", nil},
+		{StringID("a\"b"), "tools/call", json.RawMessage(`{"name":"x","arguments":{"k":[1,2]}}`)},
+		{IntID(0), "weird\nmethod ü", json.RawMessage(`{}`)},
+	} {
+		raw, got := Built(c.id, c.method, c.params)
+		want, err := Decode(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Built(%s) = %+v, Decode gives %+v", raw, got, want)
+		}
+	}
 }

@@ -312,9 +312,13 @@ func (o *Observer) connOf(f wire.Frame) *conn {
 }
 
 // Frame observes one frame (the recorder's redacted copy, Seq set).
-func (o *Observer) Frame(f wire.Frame) {
+//
+// It returns the message it decoded from an incoming frame (nil when it
+// decoded none), for the recorder to hand to the frame's reader
+// (wire.Frame.Decoded): each message is decoded once.
+func (o *Observer) Frame(f wire.Frame) any {
 	if o == nil || f.Conn == "" {
-		return
+		return nil
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -338,8 +342,11 @@ func (o *Observer) Frame(f wire.Frame) {
 	case f.Dir == wire.Out && f.Kind == wire.KindMessage:
 		o.sent(c, f)
 	case f.Dir == wire.In && (f.Kind == wire.KindMessage || f.Kind == wire.KindBody):
-		o.received(c, f)
+		if m := o.received(c, f); m != nil {
+			return m
+		}
 	}
+	return nil
 }
 
 // metaMember is a member of a request's _meta as the observer keeps it: its
@@ -448,9 +455,12 @@ func (o *Observer) sent(c *conn, f wire.Frame) {
 	if t := bytes.TrimSpace(f.Raw); len(t) > 0 && t[0] == '[' {
 		c.sentBatch = true
 	}
-	m, err := jsonrpc.Decode(f.Raw)
-	if err != nil {
-		return
+	m, ok := f.Decoded.(*jsonrpc.Message) // built by the session
+	if !ok {
+		var err error
+		if m, err = jsonrpc.Decode(f.Raw); err != nil {
+			return
+		}
 	}
 	if !m.HasMethod || !m.HasID {
 		o.posting(c, f, m)
@@ -551,9 +561,9 @@ func (e *event) result() map[string]json.RawMessage {
 	return e.res
 }
 
-func (o *Observer) received(c *conn, f wire.Frame) {
+func (o *Observer) received(c *conn, f wire.Frame) *jsonrpc.Message {
 	if c.transport == wire.HTTP && !c.mcp[f.Exchange] {
-		return // not an MCP exchange (or its request was not seen)
+		return nil // not an MCP exchange (or its request was not seen)
 	}
 	e := &event{o: o, c: c, f: f, rev: c.era}
 	if c.transport == wire.Stdio {
@@ -590,6 +600,7 @@ func (o *Observer) received(c *conn, f wire.Frame) {
 		streamAnswered(c, e)
 		o.answered(c, e)
 	}
+	return e.m
 }
 
 // answered updates the connection state after a response was judged.

@@ -88,7 +88,7 @@ func (s *Session) nullIDTargetLocked(msg *jsonrpc.Message) *call {
 	for _, x := range s.pending {
 		c = x
 	}
-	if wellFormedMethod(bytes.TrimSuffix(c.payload, []byte("\n"))) == "" {
+	if !c.wellFormed {
 		return nil // an invalid request may legitimately get id null
 	}
 	out := 0

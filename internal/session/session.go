@@ -199,6 +199,10 @@ type call struct {
 	method       string
 	payload      []byte
 	mark, lastIn int64
+	// wellFormed: payload is one valid JSON-RPC request on one line
+	// (wellFormedMethod), known without decoding it for a request Call
+	// built.
+	wellFormed bool
 	// clean: see Response.clean.
 	clean bool
 }
@@ -460,7 +464,11 @@ func (s *Session) handle(ctx context.Context, f wire.Frame) {
 		s.signalLocked()
 		return
 	}
-	msg, err := jsonrpc.Decode(f.Raw)
+	msg, decoded := f.Decoded.(*jsonrpc.Message) // by the run-wide observer
+	var err error
+	if !decoded {
+		msg, err = jsonrpc.Decode(f.Raw)
+	}
 	if err != nil {
 		s.addEventLocked(Event{Frame: f, DecodeErr: err})
 		s.signalLocked()
@@ -610,12 +618,7 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 	if o.ID != nil {
 		id = *o.ID
 	}
-	var payload []byte
-	if p == nil {
-		payload = jsonrpc.Request(id, method, nil)
-	} else {
-		payload = jsonrpc.Request(id, method, p)
-	}
+	payload, built := jsonrpc.Built(id, method, p)
 	hdr := s.headersFor(method, p)
 	for k, v := range o.Header {
 		for have := range hdr { // replace regardless of the spelling
@@ -625,7 +628,11 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 		}
 		hdr[k] = v
 	}
-	resp, err := s.callRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove}, o.Timeout, method)
+	// Built here: well-formed unless a check chose an invalid id or
+	// params that are not an object (no need to decode it again), and
+	// decoded already (the observer takes it with the frame).
+	wellFormed := method != "" && id.Valid() && (p == nil || (len(p) > 0 && p[0] == '{'))
+	resp, err := s.callRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove, Decoded: built}, o.Timeout, method, wellFormed)
 	s.observe(method, resp, err)
 	if method == "tools/call" && err == nil && resp != nil && resp.Msg != nil {
 		if m, ok := params.(map[string]any); ok {
@@ -641,11 +648,12 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
 	s.markRaw()
-	return s.callRaw(ctx, id, payload, so, timeout, "")
+	return s.callRaw(ctx, id, payload, so, timeout, "", false)
 }
 
-// callRaw is CallRaw; method is set for a request built by Call.
-func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration, method string) (*Response, error) {
+// callRaw is CallRaw; method is set for a request built by Call, and built
+// when that request is well-formed by construction.
+func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration, method string, built bool) (*Response, error) {
 	if timeout <= 0 {
 		timeout = s.opts.Timeout
 		if s.opts.Startup > timeout && !s.answered.Load() {
@@ -654,10 +662,11 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) == "" {
+	wellFormed := built || wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) != ""
+	if !wellFormed {
 		s.junk.Store(true)
 	}
-	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, payload: payload, mark: s.rec.Seq()}
+	c := &call{id: id, done: make(chan struct{}), sent: time.Now(), method: method, payload: payload, mark: s.rec.Seq(), wellFormed: wellFormed}
 	s.mu.Lock()
 	c.lastIn = s.lastIn
 	c.clean = len(s.pending) == 0 && (s.rawAt.IsZero() || s.lastInAt.After(s.rawAt))

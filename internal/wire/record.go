@@ -176,7 +176,7 @@ type Recorder struct {
 	bytes    int64
 	dropped  int64
 	redactor *Redactor
-	observer func(Frame)
+	observer func(Frame) any
 
 	// MaxBytes bounds the payload bytes kept; later frames keep only their
 	// first KeepOnOverflow bytes. MaxFrames bounds the number of frames kept.
@@ -193,8 +193,11 @@ func NewRecorder(r *Redactor) *Recorder {
 // SetObserver has every frame recorded from now on passed to fn, in
 // sequence order (redacted, Seq set, payload uncut), before it is stored:
 // the run-wide invariants (internal/observe) see every message of the run.
-// fn must not call the recorder.
-func (rec *Recorder) SetObserver(fn func(Frame)) {
+// fn must not call the recorder. What fn returns, when not nil, is the
+// payload decoded (Frame.Decoded): Record hands it to the frame's reader
+// with the frame, unless redaction changed the payload (fn saw other
+// bytes than the reader gets).
+func (rec *Recorder) SetObserver(fn func(Frame) any) {
 	rec.mu.Lock()
 	rec.observer = fn
 	rec.mu.Unlock()
@@ -213,7 +216,12 @@ func (rec *Recorder) Record(f Frame) Frame {
 		return f
 	}
 	orig := f
+	f.Decoded = nil // never stored
 	raw := rec.redactor.Bytes(f.Raw)
+	same := len(raw) == len(orig.Raw) && (len(raw) == 0 || &raw[0] == &orig.Raw[0])
+	if !same {
+		orig.Decoded = nil // decoded from bytes the redacted copy does not hold
+	}
 	if f.HTTP != nil {
 		h := *f.HTTP
 		h.Header = rec.redactor.Header(h.Header)
@@ -234,7 +242,10 @@ func (rec *Recorder) Record(f Frame) Frame {
 	if rec.observer != nil {
 		seen := f
 		seen.Raw = raw
-		rec.observer(seen)
+		seen.Decoded = orig.Decoded
+		if d := rec.observer(seen); d != nil && same && orig.Decoded == nil {
+			orig.Decoded = d
+		}
 	}
 	if rec.MaxFrames > 0 && len(rec.frames) >= rec.MaxFrames {
 		rec.dropped++

@@ -122,3 +122,35 @@ func TestRecorderOnConnWhere(t *testing.T) {
 		t.Fatalf("OnConnWhere: %d frames", len(fs))
 	}
 }
+
+// What the observer decoded of a frame reaches the frame's reader
+// (Frame.Decoded), unless redaction changed the bytes it saw; a sender's
+// decoded message reaches the observer; the recorder stores neither.
+func TestRecordHandsDecoded(t *testing.T) {
+	rec := NewRecorder(NewRedactor("s3cret"))
+	var seen []any
+	rec.SetObserver(func(f Frame) any {
+		seen = append(seen, f.Decoded)
+		if f.Dir == In {
+			return "decoded:" + string(f.Raw)
+		}
+		return nil
+	})
+	in := rec.Record(Frame{Conn: "c", Dir: In, Kind: KindMessage, Raw: []byte(`{"a":1}`)})
+	if in.Decoded != `decoded:{"a":1}` {
+		t.Errorf("reader got %v", in.Decoded)
+	}
+	red := rec.Record(Frame{Conn: "c", Dir: In, Kind: KindMessage, Raw: []byte(`{"a":"s3cret"}`)})
+	if red.Decoded != nil {
+		t.Errorf("reader got the observer's decoding of redacted bytes: %v", red.Decoded)
+	}
+	out := rec.Record(Frame{Conn: "c", Dir: Out, Kind: KindMessage, Raw: []byte(`{"b":2}`), Decoded: "built"})
+	if len(seen) != 3 || seen[2] != "built" || out.Decoded != "built" {
+		t.Errorf("observer saw %v, sender's frame %v", seen, out.Decoded)
+	}
+	for _, f := range rec.Since(0, 0) {
+		if f.Decoded != nil {
+			t.Errorf("stored frame %d keeps %v", f.Seq, f.Decoded)
+		}
+	}
+}

@@ -97,6 +97,11 @@ type Frame struct {
 	HTTP     *HTTPInfo `json:"http,omitempty"`
 	// Note is free text for KindNote and KindClosed frames.
 	Note string `json:"note,omitempty"`
+	// Decoded is the payload as whoever built or first read it decoded it
+	// (a *jsonrpc.Message), handed along so that the session and the
+	// run-wide observer decode each message once. Nil when nobody has; the
+	// recorder never stores it. Read-only.
+	Decoded any `json:"-"`
 }
 
 // SendOptions tunes one Send. The zero value sends the standard way.
@@ -107,6 +112,9 @@ type SendOptions struct {
 	Remove []string
 	// Raw sends the payload exactly as given: on stdio no newline is appended.
 	Raw bool
+	// Decoded is the payload decoded (a *jsonrpc.Message), when the sender
+	// built it: the recorded frame carries it (Frame.Decoded).
+	Decoded any
 }
 
 // Reply is what Send returns on HTTP: the response head and a channel closed

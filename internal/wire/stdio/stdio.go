@@ -228,7 +228,11 @@ func (c *Conn) Send(ctx context.Context, payload []byte, opts *wire.SendOptions)
 	} else {
 		_ = c.stdin.SetWriteDeadline(time.Time{})
 	}
-	c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.Out, Kind: wire.KindMessage, Raw: payload})
+	var decoded any
+	if opts != nil {
+		decoded = opts.Decoded
+	}
+	c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.Out, Kind: wire.KindMessage, Raw: payload, Decoded: decoded})
 	c.sent.Add(1)
 	_, err := c.stdin.Write(buf)
 	if err != nil {

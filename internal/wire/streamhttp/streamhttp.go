@@ -237,6 +237,10 @@ func (c *Conn) Do(ctx context.Context, method string, body []byte, opts *wire.Se
 	if len(body) == 0 {
 		kind = wire.KindBody
 	}
+	var decoded any
+	if opts != nil {
+		decoded = opts.Decoded
+	}
 	c.rec.Record(wire.Frame{
 		Conn:     c.name,
 		Dir:      wire.Out,
@@ -244,6 +248,7 @@ func (c *Conn) Do(ctx context.Context, method string, body []byte, opts *wire.Se
 		Raw:      body,
 		Exchange: ex,
 		HTTP:     &wire.HTTPInfo{Method: method, URL: c.url, Header: hdr},
+		Decoded:  decoded,
 	})
 
 	resp, err := c.client.Do(req)
@@ -464,7 +469,7 @@ func (c *Conn) emit(f wire.Frame) {
 	c.emitMu.Lock()
 	r := c.rec.Record(f)
 	// Deliver the frame as read (the recorder's copy is the redacted one).
-	f.Seq, f.Time = r.Seq, r.Time
+	f.Seq, f.Time, f.Decoded = r.Seq, r.Time, r.Decoded
 	c.mu.Lock()
 	c.queue = append(c.queue, f)
 	c.mu.Unlock()
