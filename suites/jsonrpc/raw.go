@@ -153,7 +153,7 @@ func dropped(r *wire.Reply) bool { return r != nil && r.Status == 0 }
 // T.Patience: a multiple of the server's observed p99 latency, with a
 // floor), not the per-response timeout: a hung server is recognised in the
 // server's own measure. A server that is merely slow and answers after
-// that still answers before the check ends: hungAtEnd tells them apart.
+// that still answers before the check ends: stillLost tells them apart.
 func barrier(t *c.T, s *session.Session) bool {
 	return barrierWithin(t, s, t.Patience())
 }

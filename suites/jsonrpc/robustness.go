@@ -126,7 +126,7 @@ var _ = c.Area("jsonrpc", func() {
 				}()
 			}
 		}
-		s, crashes := atTheLimits(t, s, m, &opened)
+		s, crashes, lostAtLimits := atTheLimits(t, s, m, &opened)
 		wg.Wait()
 		pc := early
 		if pc == nil {
@@ -144,7 +144,9 @@ var _ = c.Area("jsonrpc", func() {
 			t.Error("%v", pc.fatal)
 		}
 		crashes = append(crashes, pc.crashes...)
-		crashes = append(crashes, stillLost(t, pc.lost)...)
+		// a server that missed a barrier is hung only if it is still
+		// silent now (it answered later: slow, not hung)
+		crashes = append(crashes, stillLost(t, append(lostAtLimits, pc.lost...))...)
 		if len(crashes) > 0 {
 			for _, g := range pc.graded {
 				t.Warn("also: %s: %s", g.what, g.Why)
@@ -345,8 +347,10 @@ const (
 )
 
 // atTheLimits returns the session to go on with (a fresh one when the
-// server was lost; nil when none could be opened) and the crashes seen.
-func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.Session) (*session.Session, []string) {
+// server was lost; nil when none could be opened), the crashes seen, and
+// the sessions that missed a barrier (stillLost decides, at the end,
+// whether they were hung or only slow).
+func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.Session) (*session.Session, []string, []lostServer) {
 	withParam := func(tag string, value json.RawMessage) (jsonrpc.ID, []byte) {
 		id := freshID(s, tag)
 		params := probeParams(s)
@@ -379,6 +383,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		{fmt.Sprintf("a request nested %d levels deep", deepLevels), deepID, deep},
 	}
 	var crashes []string
+	var lost []lostServer
 	for _, k := range cases {
 		t.Step("send " + k.what)
 		mark := t.Mark()
@@ -402,13 +407,20 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 			if dropped(reply) {
 				actual = "the server dropped the connection, then " + actual
 			}
-			crashes = append(crashes, fmt.Sprintf("after %s: %s", k.what, actual))
+			if closed, _ := s.Closed(); err == nil && !closed && s.Stalled() {
+				// the barrier went unanswered: hung, unless it answers
+				// before the check ends (a loaded machine, a server that
+				// serialises its work)
+				lost = append(lost, lostServer{fmt.Sprintf("after %s: %s", k.what, actual), s})
+			} else {
+				crashes = append(crashes, fmt.Sprintf("after %s: %s", k.what, actual))
+			}
 			// the remaining probes go to a fresh connection: one fault
 			// must not hide the next
 			fresh, oerr := t.Env.Target.Open(t.Ctx, t.Rev)
 			if oerr != nil {
 				crashes = append(crashes, fmt.Sprintf("no fresh session for the remaining probes: %v", oerr))
-				return nil, crashes
+				return nil, crashes, lost
 			}
 			*opened = append(*opened, fresh)
 			s = fresh
@@ -447,7 +459,7 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		}
 		t.Note("%s got %s", k.what, what)
 	}
-	return s, crashes
+	return s, crashes, lost
 }
 
 // withLongString returns payload with marker replaced by a JSON string of n
