@@ -20,12 +20,13 @@ import (
 // takes a Node or .NET start-up per process, five start-ups.
 //
 // The sequence, on a connection nothing was sent to: initialize (the run's
-// revision, no client capabilities), the barrier, notifications/initialized,
-// the barrier, the era's probe and, when it was answered, a walk of every
-// declared list (resources/templates/list too), a request for an unknown
-// method and the barrier. Nothing in it is a stimulus another step could be blamed for:
-// it is what every client does first. It never judges; the checks do, and
-// each one's transcript holds the contact's frames (T.attach).
+// revision, no client capabilities), the barrier,
+// notifications/initialized, the barrier, the era's probe and, when it was
+// answered, a walk of every declared list (resources/templates/list too),
+// a request for an unknown method and the barrier. Nothing in it is a
+// stimulus another step could be blamed for: it is what every client does
+// first. It never judges; the checks do, and each one's transcript holds
+// the contact's frames (T.attach).
 type Contact struct {
 	S *session.Session
 	// Init is initialize's response (InitErr when there is none, or it is
@@ -41,7 +42,7 @@ type Contact struct {
 	// Walks are the lists walked, by method (the declared ones).
 	Walks map[string]*Walk
 	// Marks: the recorder's position before initialize (Start), after the
-	// barrier that followed it (Initialized: just before
+	// barrier that followed it (Initialize: just before
 	// notifications/initialized was sent), after the barrier that
 	// followed that (Operating), and after the last step (End).
 	Start, Initialize, Operating, End int64
