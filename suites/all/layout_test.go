@@ -41,7 +41,7 @@ var checkFolders = map[string]string{
 	// findWeakRefusal, requireProtected).
 	"STALE-007": "auth",
 	// judges the requests the server sent the server-request exercise's
-	// sessions (serverrequests.Exercise), which declare the client
+	// sessions (requestsSeen), which declare the client
 	// capabilities that make a server send requests at all.
 	"RPC-009": "serverrequests",
 }

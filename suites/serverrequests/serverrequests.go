@@ -98,25 +98,25 @@ func runExercise(t *c.T) *exercise {
 	return ex
 }
 
-// Requests are the requests the server sent one session of the exercise
-// (frames as recorded, in order).
-type Requests struct {
+// sessionRequests are the requests the server sent one session of the
+// exercise (frames as recorded, in order).
+type sessionRequests struct {
 	// Label says what the session's client declared.
 	Label  string
 	Frames [][]byte
 }
 
-// Exercise returns what the revision's server-request exercise saw, for
-// the checks of other areas that judge the requests a server sends
+// requestsSeen returns what the revision's server-request exercise saw,
+// for the checks of other areas that judge the requests a server sends
 // (RPC-009): each session's requests, the tool calls made, a call-policy
 // refusal (when one happened) and a harness problem that prevents judging
 // ("" none). The exercise is computed on first use (its sessions declare
 // roots, sampling and elicitation, which is what makes a server send
 // requests at all).
-func Exercise(t *c.T) (out []Requests, calls int, refused, problem string) {
+func requestsSeen(t *c.T) (out []sessionRequests, calls int, refused, problem string) {
 	ex := run(t)
 	for _, ls := range ex.sessions {
-		r := Requests{Label: ls.label}
+		r := sessionRequests{Label: ls.label}
 		for _, o := range ls.requests {
 			r.Frames = append(r.Frames, o.raw)
 		}
