@@ -108,19 +108,18 @@ func (t *T) makeContact() *Contact {
 	}
 	t.claim(s)
 	ct.S = s
-	ct.Init, ct.InitErr = s.Initialize(t.Ctx, string(t.Rev))
-	if ct.InitErr != nil {
-		ct.Problem = "initialize failed: " + ct.InitErr.Error()
+	stop := func(why string, err error) *Contact {
+		ct.Problem = why + ": " + err.Error()
 		t.Env.CloseLater(s)
 		return ct
 	}
+	if ct.Init, ct.InitErr = s.Initialize(t.Ctx, string(t.Rev)); ct.InitErr != nil {
+		return stop("initialize failed", ct.InitErr)
+	}
 	t.Settle(s)
 	ct.Initialize = t.Mark()
-	ct.Initialized, ct.InitializedErr = s.Initialized(t.Ctx)
-	if ct.InitializedErr != nil {
-		ct.Problem = "sending notifications/initialized: " + ct.InitializedErr.Error()
-		t.Env.CloseLater(s)
-		return ct
+	if ct.Initialized, ct.InitializedErr = s.Initialized(t.Ctx); ct.InitializedErr != nil {
+		return stop("sending notifications/initialized", ct.InitializedErr)
 	}
 	t.Settle(s)
 	ct.Operating = t.Mark()

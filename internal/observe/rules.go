@@ -350,7 +350,7 @@ func rpc009(e *event) {
 		return
 	}
 	if !e.m.ID.Valid() {
-		e.violate("RPC-009", false, "the server sent a %s request whose id is not a string or integer (%s)", e.m.Method, e.m.ID.Key())
+		e.violate("RPC-009", false, "the server sent a %s request whose id is %s", e.m.Method, idKind(e.m.ID.Key()))
 		return
 	}
 	k := e.m.ID.Key()
@@ -364,6 +364,23 @@ func rpc009(e *event) {
 	if len(e.c.requestIDs) < maxPending {
 		e.c.requestIDs[k] = true
 	}
+}
+
+// idKind says what is wrong with a request id that is not a string or
+// integer.
+func idKind(raw string) string {
+	raw = strings.TrimSpace(raw)
+	switch {
+	case raw == "null":
+		return "null"
+	case strings.HasPrefix(raw, "{"), strings.HasPrefix(raw, "["):
+		return "not a string or integer (" + raw + ")"
+	}
+	var f float64
+	if json.Unmarshal([]byte(raw), &f) == nil {
+		return "a non-integer number (" + raw + ")"
+	}
+	return "not a string or integer (" + raw + ")"
 }
 
 // LEG-001: elicitation/create only to clients that declared it (and, in

@@ -29,8 +29,10 @@ type pool struct {
 	size   int
 	idle   []*stdio.Conn
 	closed bool
-	// inflight counts the processes being started.
+	// inflight counts the processes being started; started is signalled
+	// (under mu) when one of those starts ended.
 	inflight int
+	started  *sync.Cond
 	// starting counts the refills under way (Close waits for them).
 	starting sync.WaitGroup
 	// taken counts the processes handed out, unused the ones ended idle.
@@ -100,6 +102,9 @@ func (t *Target) refill() {
 			c, err := t.startStdio(true)
 			p.mu.Lock()
 			p.inflight--
+			if p.started != nil {
+				p.started.Broadcast()
+			}
 			switch {
 			case err != nil:
 				p.size = 0 // the synchronous start reports the error
@@ -125,6 +130,15 @@ func (t *Target) take(later bool) *stdio.Conn {
 	var got *stdio.Conn
 	var dead []*stdio.Conn
 	p.mu.Lock()
+	// A process being started (fork and exec: milliseconds) is waited
+	// for rather than another started beside it: it would start no sooner,
+	// and the one being started would end unused.
+	for len(p.idle) == 0 && p.inflight > 0 && !p.closed {
+		if p.started == nil {
+			p.started = sync.NewCond(&p.mu)
+		}
+		p.started.Wait()
+	}
 	for got == nil && len(p.idle) > 0 {
 		c := p.idle[0]
 		p.idle = p.idle[1:]
