@@ -177,8 +177,12 @@ func (t *Target) refillAfterAnswer(s *session.Session) {
 }
 
 // ClosePool ends the idle processes (concurrently) and waits for them and
-// for refills under way; the pool takes no more.
+// for refills under way; the pool takes no more. On HTTP it closes the
+// shared client's idle TCP connections.
 func (t *Target) ClosePool() {
+	if c := t.client.Load(); c != nil {
+		defer c.CloseIdleConnections()
+	}
 	p := &t.pool
 	p.mu.Lock()
 	p.closed = true

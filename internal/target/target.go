@@ -68,6 +68,11 @@ type Target struct {
 	hsWall   time.Duration
 	// pool: stdio processes started ahead of need (StartPool).
 	pool pool
+	// client is the HTTP client every connection to URL shares (its idle
+	// TCP connections are reused across sessions, as a real client's
+	// are); made by the first connect, its idle connections closed by
+	// ClosePool.
+	client atomic.Pointer[http.Client]
 	// revOf maps a connection's name to the revision of the session it
 	// was wrapped in (RevisionOf).
 	revOf sync.Map
@@ -203,8 +208,9 @@ func (t *Target) Validate() error {
 	return nil
 }
 
-// Connect opens a new connection: a new process on stdio, a new HTTP
-// client (and so new TCP connections) on HTTP.
+// Connect opens a new connection: a new process on stdio; on HTTP a new
+// connection (a session's worth of requests) over the target's shared
+// client, whose idle TCP connections it may reuse.
 func (t *Target) Connect() (wire.Conn, error) { return t.connect(t.Bearer, "", true) }
 
 func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) {
@@ -217,6 +223,7 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 			Header:   hdr,
 			Bearer:   bearer,
 			Recorder: t.Recorder,
+			Client:   t.HTTPClient(),
 		})
 	}
 	if !pooled {
@@ -226,6 +233,16 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 		return c, nil
 	}
 	return t.startStdio(false)
+}
+
+// HTTPClient returns the HTTP client the target's connections share
+// (streamhttp.NewClient), for connections a check opens itself.
+func (t *Target) HTTPClient() *http.Client {
+	if c := t.client.Load(); c != nil {
+		return c
+	}
+	t.client.CompareAndSwap(nil, streamhttp.NewClient())
+	return t.client.Load()
 }
 
 // sessionConn is Connect for a session about to be wrapped around the

@@ -223,7 +223,7 @@ var _ = c.Area("auth", func() {
 		if hdr != nil {
 			hdr.Del("Authorization")
 		}
-		conn, err := streamhttp.New(streamhttp.Options{URL: u.String(), Name: t.Env.Target.ConnName("http/query-token", t.Rev), Header: hdr, Recorder: t.Env.Recorder()})
+		conn, err := streamhttp.New(streamhttp.Options{URL: u.String(), Name: t.Env.Target.ConnName("http/query-token", t.Rev), Header: hdr, Recorder: t.Env.Recorder(), Client: t.Env.Target.HTTPClient()})
 		if err != nil {
 			t.Error("%v", err)
 		}

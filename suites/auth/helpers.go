@@ -182,7 +182,7 @@ func fetch(t *c.T, method, rawURL string, hdr http.Header) (int, http.Header, []
 	if !sameOrigin(t, rawURL) {
 		return 0, nil, nil
 	}
-	conn, err := streamhttp.New(streamhttp.Options{URL: rawURL, Name: t.Env.Target.ConnName("http/auth-metadata", t.Rev), Recorder: t.Env.Recorder(), MaxMessageBytes: 1 << 20, MaxBodyBytes: 1 << 20})
+	conn, err := streamhttp.New(streamhttp.Options{URL: rawURL, Name: t.Env.Target.ConnName("http/auth-metadata", t.Rev), Recorder: t.Env.Recorder(), Client: t.Env.Target.HTTPClient(), MaxMessageBytes: 1 << 20, MaxBodyBytes: 1 << 20})
 	if err != nil {
 		return 0, nil, nil
 	}

@@ -148,6 +148,20 @@ func New(opts Options) (*Conn, error) {
 	return c, nil
 }
 
+// NewClient returns the HTTP client a Conn uses when Options.Client is
+// nil: no proxy (traffic goes only to the URL given), no redirects
+// followed, no transparent compression. Conns that share one reuse its
+// idle TCP connections, as real clients do; the caller closes its idle
+// connections when it is done (CloseIdleConnections).
+func NewClient() *http.Client { return defaultClient() }
+
+// maxIdlePerHost bounds the idle TCP connections a client keeps to the
+// target: enough for a run's parallel lanes (each with a request and a
+// GET stream under way) to find one instead of dialing. With net/http's
+// default of 2, a full run against a local server dialed about 200
+// connections for 47 sessions (1,100 requests).
+const maxIdlePerHost = 64
+
 func defaultClient() *http.Client {
 	tr := &http.Transport{
 		Proxy: nil, // traffic goes only to the URL given
@@ -156,7 +170,8 @@ func defaultClient() *http.Client {
 			KeepAlive: 30 * time.Second,
 		}).DialContext,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          16,
+		MaxIdleConns:          maxIdlePerHost,
+		MaxIdleConnsPerHost:   maxIdlePerHost,
 		IdleConnTimeout:       30 * time.Second,
 		TLSHandshakeTimeout:   dialTimeout,
 		ExpectContinueTimeout: time.Second,
