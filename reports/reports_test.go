@@ -175,3 +175,28 @@ func TestEncodeJSONMatchesMarshalIndent(t *testing.T) {
 		}
 	}
 }
+
+// TestIndentCompactMatchesIndent: indentCompact indents json.Marshal's
+// output as json.Indent does, on values with nesting, empty containers and
+// strings holding brackets, quotes and backslashes.
+func TestIndentCompactMatchesIndent(t *testing.T) {
+	values := []any{
+		nil, 1.5, "x", []any{}, map[string]any{},
+		map[string]any{"a": []any{}, "b": map[string]any{}, "c": []any{1, []any{2, map[string]any{"d": nil}}}},
+		[]any{`{"[,:]}`, `\`, `\"`, `\\"`, "\"\\\\", "<&>\u2028", map[string]any{`k"\`: `v\\`}},
+		htmlHostileReport(true, true),
+	}
+	for _, v := range values {
+		src, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, src, "    ", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentCompact(nil, src, "    ", "  "); string(got) != want.String() {
+			t.Errorf("indentCompact(%s):\n%s\nwant\n%s", src, got, want.String())
+		}
+	}
+}
