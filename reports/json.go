@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 )
 
 func init() {
@@ -103,7 +105,10 @@ func indentCompact(dst, src []byte, prefix, indent string) []byte {
 		}
 		switch c {
 		case '"':
-			end := stringEnd(src, i)
+			end, ok := jsonobj.SkipString(src, i)
+			if !ok {
+				end = len(src)
+			}
 			dst = append(dst, src[i:end]...)
 			i = end - 1
 		case '{', '[':
@@ -127,24 +132,4 @@ func indentCompact(dst, src []byte, prefix, indent string) []byte {
 		}
 	}
 	return dst
-}
-
-// stringEnd returns the index just past the JSON string starting at
-// src[i] (a quote), or len(src) when it is not closed.
-func stringEnd(src []byte, i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(src[j:], '"')
-		if k < 0 {
-			return len(src)
-		}
-		j += k
-		bs := 0
-		for b := j - 1; b > i && src[b] == '\\'; b-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return j + 1
-		}
-		j++
-	}
 }

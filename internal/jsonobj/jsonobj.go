@@ -1,11 +1,13 @@
 // Package jsonobj decodes a JSON object into its members
 // (map[string]json.RawMessage) as encoding/json does, in a fraction of the
-// time for large objects: the harness and the fixtures take apart requests
-// of megabytes (the robustness probes' 1.5 MiB and deeply nested messages)
-// several times each, and encoding/json validates and copies every byte
-// on each pass. An object of at least Large bytes is validated once (unless
-// the caller vouches for it) and split by a scanner that only finds member
-// boundaries; smaller ones go through encoding/json unchanged.
+// time: the harness and the fixtures take apart requests of megabytes (the
+// robustness probes' 1.5 MiB and deeply nested messages) several times
+// each, and every message of a run at least once, and encoding/json
+// validates and copies every byte on each pass. An object is validated once
+// (unless the caller vouches for it) and split by a scanner that only finds
+// member boundaries (on a 400-byte message 2.2 µs instead of 4.0 µs, 7
+// allocations instead of 17); anything else (invalid JSON, null, not an
+// object) goes through encoding/json, for its result and its error.
 package jsonobj
 
 import (
@@ -14,7 +16,9 @@ import (
 	"unicode/utf8"
 )
 
-// Large is the size from which Decode splits instead of unmarshalling.
+// Large is the size from which a message counts as large: callers that
+// take apart only part of an object (the observer's sent params) split
+// those instead of unmarshalling them.
 const Large = 64 << 10
 
 // Decode returns the members of the JSON object b, exactly as
@@ -24,7 +28,7 @@ const Large = 64 << 10
 // validated), which skips the validation pass. The values are copies: they
 // do not share memory with b.
 func Decode(b []byte, valid bool) (map[string]json.RawMessage, error) {
-	if len(b) >= Large && (valid || json.Valid(b)) {
+	if valid || json.Valid(b) {
 		if ms, ok := Members(bytes.Clone(b)); ok {
 			out := make(map[string]json.RawMessage, len(ms))
 			for _, m := range ms {
@@ -63,7 +67,7 @@ func Members(b []byte) (ms []Member, ok bool) {
 		if i >= len(b) || b[i] != '"' {
 			return nil, false
 		}
-		end, ok := skipString(b, i)
+		end, ok := SkipString(b, i)
 		if !ok {
 			return nil, false
 		}
@@ -103,8 +107,9 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string that starts at b[i] ('"').
-func skipString(b []byte, i int) (int, bool) {
+// SkipString returns the index after the string that starts at b[i] ('"');
+// false when it is not closed.
+func SkipString(b []byte, i int) (int, bool) {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(b[j:], '"')
@@ -131,13 +136,13 @@ func skipValue(b []byte, i int) (int, bool) {
 	}
 	switch b[i] {
 	case '"':
-		return skipString(b, i)
+		return SkipString(b, i)
 	case '{', '[':
 		depth := 0
 		for i < len(b) {
 			switch b[i] {
 			case '"':
-				end, ok := skipString(b, i)
+				end, ok := SkipString(b, i)
 				if !ok {
 					return 0, false
 				}
@@ -165,6 +170,16 @@ func skipValue(b []byte, i int) (int, bool) {
 		}
 		return j, j > i
 	}
+}
+
+// String returns the string the JSON value v stands for, as json.Unmarshal
+// into a string decodes it; false when v is not a string (null included).
+func String(v []byte) (string, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	return unquote(v)
 }
 
 // unquote returns the string a JSON string token (quotes included) stands

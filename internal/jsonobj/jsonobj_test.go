@@ -59,6 +59,16 @@ func TestMembersAgreeWithEncodingJSON(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s:\n got %q\nwant %q", b, got, want)
 		}
+		if dec, err := Decode(b, false); err != nil || !reflect.DeepEqual(dec, want) {
+			t.Fatalf("Decode(%s): %v\n got %q\nwant %q", b, err, dec, want)
+		}
+		for k, v := range want {
+			var ws string
+			wok := json.Unmarshal(v, &ws) == nil && v[0] == '"'
+			if s, ok := String(v); s != ws || ok != wok {
+				t.Fatalf("String(%s) of %q = %q, %v; want %q, %v", v, k, s, ok, ws, wok)
+			}
+		}
 	})
 }
 

@@ -249,7 +249,7 @@ func Decode(raw []byte) (*Message, error) {
 	m := &Message{Raw: raw, Members: members, valid: true}
 	if v, ok := members["jsonrpc"]; ok {
 		m.HasJSONRPC = true
-		_ = json.Unmarshal(v, &m.JSONRPC)
+		m.JSONRPC, _ = jsonobj.String(v)
 	}
 	if v, ok := members["id"]; ok {
 		m.HasID = true
@@ -257,7 +257,7 @@ func Decode(raw []byte) (*Message, error) {
 	}
 	if v, ok := members["method"]; ok {
 		m.HasMethod = true
-		m.MethodIsString = json.Unmarshal(v, &m.Method) == nil && len(v) > 0 && v[0] == '"'
+		m.Method, m.MethodIsString = jsonobj.String(v)
 	}
 	if v, ok := members["params"]; ok {
 		m.HasParams = true
@@ -275,9 +275,10 @@ func Decode(raw []byte) (*Message, error) {
 	return m, nil
 }
 
+// decodeError decodes the error member v of a valid message.
 func decodeError(v json.RawMessage) *Error {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(v, &obj) != nil {
+	obj, err := jsonobj.Decode(v, true)
+	if err != nil {
 		return nil
 	}
 	e := &Error{CodeRaw: obj["code"], Data: obj["data"]}
@@ -286,8 +287,8 @@ func decodeError(v json.RawMessage) *Error {
 			e.Code, e.CodeIsInt = n, true
 		}
 	}
-	if msg, ok := obj["message"]; ok && len(msg) > 0 && msg[0] == '"' {
-		e.MessageIsString = json.Unmarshal(msg, &e.Message) == nil
+	if msg, ok := obj["message"]; ok {
+		e.Message, e.MessageIsString = jsonobj.String(msg)
 	}
 	return e
 }
