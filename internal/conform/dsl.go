@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -330,7 +331,10 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 				t.out.Message = fmt.Sprintf("check panicked: %v\n%s", r, debug.Stack())
 			}
 		}()
-		fn(t)
+		// The label attributes a CPU profile's samples to the check
+		// (MCPCONFORM_CPUPROFILE; go tool pprof -tags), the goroutines
+		// it starts included.
+		pprof.Do(ctx, pprof.Labels("check", req.ID+"/"+string(rev)), func(context.Context) { fn(t) })
 	}()
 	t.finish()
 	out := t.out

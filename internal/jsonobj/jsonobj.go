@@ -28,8 +28,24 @@ const Large = 64 << 10
 // validated), which skips the validation pass. The values are copies: they
 // do not share memory with b.
 func Decode(b []byte, valid bool) (map[string]json.RawMessage, error) {
+	return decode(b, valid, true)
+}
+
+// DecodeShared is Decode, except that the values share b's memory (each
+// capped at its length, so appending to one copies): b must not change
+// while they are in use. It saves a copy of b for the caller that keeps b
+// anyway (a message and its raw bytes).
+func DecodeShared(b []byte, valid bool) (map[string]json.RawMessage, error) {
+	return decode(b, valid, false)
+}
+
+func decode(b []byte, valid, copied bool) (map[string]json.RawMessage, error) {
 	if valid || json.Valid(b) {
-		if ms, ok := Members(bytes.Clone(b)); ok {
+		src := b
+		if copied {
+			src = bytes.Clone(b)
+		}
+		if ms, ok := Members(src); ok {
 			out := make(map[string]json.RawMessage, len(ms))
 			for _, m := range ms {
 				out[m.Key] = m.Value

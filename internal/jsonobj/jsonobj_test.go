@@ -62,6 +62,9 @@ func TestMembersAgreeWithEncodingJSON(t *testing.T) {
 		if dec, err := Decode(b, false); err != nil || !reflect.DeepEqual(dec, want) {
 			t.Fatalf("Decode(%s): %v\n got %q\nwant %q", b, err, dec, want)
 		}
+		if dec, err := DecodeShared(b, false); err != nil || !reflect.DeepEqual(dec, want) {
+			t.Fatalf("DecodeShared(%s): %v\n got %q\nwant %q", b, err, dec, want)
+		}
 		for k, v := range want {
 			var ws string
 			wok := json.Unmarshal(v, &ws) == nil && v[0] == '"'

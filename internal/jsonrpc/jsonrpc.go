@@ -230,7 +230,11 @@ var ErrNotObject = errors.New("not a JSON object")
 
 // Decode parses raw as one JSON-RPC message. It fails only when raw is not
 // valid JSON or not an object; every other irregularity is kept in the
-// presence fields for checks to judge. Raw is kept as given.
+// presence fields for checks to judge. Raw is kept as given, and the
+// members of a message under jsonobj.Large bytes share its memory: raw must
+// not change afterwards (a frame's bytes never do). A large message's
+// members are copies, so that keeping one (a result) does not keep the
+// megabytes of the rest.
 func Decode(raw []byte) (*Message, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
@@ -242,7 +246,11 @@ func Decode(raw []byte) (*Message, error) {
 		}
 		return nil, errors.New("invalid JSON")
 	}
-	members, err := jsonobj.Decode(trimmed, false)
+	decode := jsonobj.DecodeShared
+	if len(trimmed) >= jsonobj.Large {
+		decode = jsonobj.Decode
+	}
+	members, err := decode(trimmed, false)
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
@@ -277,7 +285,7 @@ func Decode(raw []byte) (*Message, error) {
 
 // decodeError decodes the error member v of a valid message.
 func decodeError(v json.RawMessage) *Error {
-	obj, err := jsonobj.Decode(v, true)
+	obj, err := jsonobj.DecodeShared(v, true)
 	if err != nil {
 		return nil
 	}
@@ -322,7 +330,7 @@ func (m *Message) ErrorCode() (int64, bool) {
 
 // ResultObject decodes the result as a JSON object (nil when not an object).
 func (m *Message) ResultObject() map[string]json.RawMessage {
-	obj, err := jsonobj.Decode(m.Result, m.valid)
+	obj, err := jsonobj.DecodeShared(m.Result, m.valid) // the result is the message's: it does not change
 	if err != nil {
 		return nil
 	}

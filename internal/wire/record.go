@@ -283,13 +283,11 @@ type packedRaw struct {
 	n    int
 }
 
-// packers reuses deflate writers (each one's tables are most of a
-// megabyte) and their output buffers.
-var packers = sync.Pool{New: func() any {
-	p := &packer{}
-	p.w, _ = flate.NewWriter(&p.buf, flate.BestSpeed)
-	return p
-}}
+// packers keeps two deflate writers (each one's tables are most of a
+// megabyte) and their output buffers for reuse. A free list, not a
+// sync.Pool: a pool is emptied by every other collection, and a run
+// collects a few dozen times, so each pack allocated its writer anew.
+var packers = make(chan *packer, 2)
 
 type packer struct {
 	w   *flate.Writer
@@ -298,8 +296,19 @@ type packer struct {
 
 // pack deflates b; it returns nil unless that at least halves it.
 func pack(b []byte) []byte {
-	p := packers.Get().(*packer)
-	defer packers.Put(p)
+	var p *packer
+	select {
+	case p = <-packers:
+	default:
+		p = &packer{}
+		p.w, _ = flate.NewWriter(&p.buf, flate.BestSpeed)
+	}
+	defer func() {
+		select {
+		case packers <- p:
+		default:
+		}
+	}()
 	p.buf.Reset()
 	p.w.Reset(&p.buf)
 	if _, err := p.w.Write(b); err != nil || p.w.Close() != nil || p.buf.Len() > len(b)/2 {
