@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -30,7 +31,12 @@ const (
 
 // ---- ids ----
 
-var unicodeRunes = rapid.RuneFrom(nil, unicode.Greek, unicode.Han, unicode.Cyrillic, unicode.Arabic, unicode.So)
+// unicodeRunes is made on first use, not at package init: its tables
+// (Han alone is 98,000 runes) would be live in every command's heap,
+// mcpconform run's included.
+var unicodeRunes = sync.OnceValue(func() *rapid.Generator[rune] {
+	return rapid.RuneFrom(nil, unicode.Greek, unicode.Han, unicode.Cyrillic, unicode.Arabic, unicode.So)
+})
 
 // genID draws an id: small, large or negative integer; short, unicode or
 // long string.
@@ -45,7 +51,7 @@ func genID(t *rapid.T, label string) jsonrpc.ID {
 	case 3:
 		return jsonrpc.StringID(rapid.StringN(0, 16, -1).Draw(t, label))
 	case 4:
-		return jsonrpc.StringID(rapid.StringOfN(unicodeRunes, 1, 16, -1).Draw(t, label))
+		return jsonrpc.StringID(rapid.StringOfN(unicodeRunes(), 1, 16, -1).Draw(t, label))
 	default:
 		n := rapid.IntRange(longIDMin, longIDMax).Draw(t, label+"-len")
 		return jsonrpc.StringID("mcpconform-" + strings.Repeat("x", n-11))
@@ -67,7 +73,7 @@ func genLeaf(t *rapid.T, label string) any {
 	case 4:
 		return nil
 	default:
-		return rapid.StringOfN(unicodeRunes, 0, 32, -1).Draw(t, label+"-unicode")
+		return rapid.StringOfN(unicodeRunes(), 0, 32, -1).Draw(t, label+"-unicode")
 	}
 }
 

@@ -168,7 +168,7 @@ func genArgValue(t *rapid.T, label string) string {
 	case 1, 2:
 		return rapid.String().Draw(t, label)
 	case 3:
-		return rapid.StringOfN(unicodeRunes, 1, 24, -1).Draw(t, label)
+		return rapid.StringOfN(unicodeRunes(), 1, 24, -1).Draw(t, label)
 	case 4:
 		return ""
 	default:
