@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/wire"
+	"pgregory.net/rapid"
 )
 
 const (
@@ -532,4 +533,31 @@ func TestHTMLReproduceSection(t *testing.T) {
 		}
 	}
 	checkHTMLInert(t, page)
+}
+
+// TestHTMLSplitIDAgreesWithRegexp: the hand-written id finder cuts what
+// the regular expression it replaced found, on bodies full of near misses.
+func TestHTMLSplitIDAgreesWithRegexp(t *testing.T) {
+	re := regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,20}|"[^"\\]{0,64}"|null)`)
+	noise := []string{`"id"`, `"id":`, ` `, `:`, `-`, `1`, `null`, `"`, `\`, `x`, `é`, "\xff", `,`, `{`}
+	space := []string{"", " ", "\t", "\n", "\r", "\f", "\v", "  "}
+	values := []string{"0", "-7", "-", "--1", strings.Repeat("9", 20), strings.Repeat("9", 21), "null", "nul", "nullx", `""`, `"a\"`, `"a\\b"`,
+		`"` + strings.Repeat("a", 64) + `"`, `"` + strings.Repeat("a", 65) + `"`, `"` + strings.Repeat("é", 64) + `"`, `"` + strings.Repeat("é", 65) + `"`,
+		`"` + strings.Repeat("\xff", 64) + `"`, `"` + strings.Repeat("\xff", 65) + `"`, "\"x\ny\"", `"unclosed`}
+	rapid.Check(t, func(t *rapid.T) {
+		member := `"id"` + rapid.SampledFrom(space).Draw(t, "s1") + ":" + rapid.SampledFrom(space).Draw(t, "s2") + rapid.SampledFrom(values).Draw(t, "value")
+		body := strings.Join(rapid.SliceOfN(rapid.SampledFrom(noise), 0, 6).Draw(t, "before"), "") + member +
+			strings.Join(rapid.SliceOfN(rapid.SampledFrom(append(noise, member)), 0, 6).Draw(t, "after"), "")
+		tpl, id, at, ok := htmlSplitID(body)
+		m := re.FindStringSubmatchIndex(body)
+		if m == nil {
+			if ok || tpl != body {
+				t.Fatalf("%q: got %q at %d, want no id", body, id, at)
+			}
+			return
+		}
+		if !ok || id != body[m[2]:m[3]] || at != m[2] || tpl != body[:m[2]]+body[m[3]:] {
+			t.Fatalf("%q: got %q at %d (ok %v), want %q at %d", body, id, at, ok, body[m[2]:m[3]], m[2])
+		}
+	})
 }
