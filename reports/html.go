@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 	"github.com/mcpconform/mcpconform/internal/repro"
 	"github.com/mcpconform/mcpconform/internal/result"
 )
@@ -514,7 +515,7 @@ func codeOf(s string) htmlCode {
 		return htmlCode{}
 	}
 	t := strings.TrimSpace(s)
-	if t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+	if t != "" && (t[0] == '{' || t[0] == '[') && jsonobj.Valid([]byte(t)) {
 		var b bytes.Buffer
 		if json.Indent(&b, []byte(t), "", "  ") == nil {
 			p := b.String()

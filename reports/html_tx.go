@@ -380,7 +380,7 @@ func htmlMessageGist(body string) string {
 	b := []byte(body)
 	// One validation pass, then only the members' boundaries: a
 	// transcript's bodies are most of the report's bytes.
-	if !json.Valid(b) {
+	if !jsonobj.Valid(b) {
 		return ""
 	}
 	switch t := bytes.TrimLeft(b, " \t\r\n"); {

@@ -40,7 +40,7 @@ func DecodeShared(b []byte, valid bool) (map[string]json.RawMessage, error) {
 }
 
 func decode(b []byte, valid, copied bool) (map[string]json.RawMessage, error) {
-	if valid || json.Valid(b) {
+	if valid || Valid(b) {
 		src := b
 		if copied {
 			src = bytes.Clone(b)

@@ -241,7 +241,7 @@ func Decode(raw []byte) (*Message, error) {
 		return nil, errors.New("empty payload")
 	}
 	if trimmed[0] != '{' {
-		if json.Valid(trimmed) {
+		if jsonobj.Valid(trimmed) {
 			return nil, ErrNotObject
 		}
 		return nil, errors.New("invalid JSON")

@@ -32,6 +32,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/result"
 )
@@ -237,7 +238,7 @@ func Classify(raw []byte, stdio bool) Fault {
 	if err != nil {
 		trimmed := bytes.TrimSpace(raw)
 		switch {
-		case !json.Valid(trimmed):
+		case !jsonobj.Valid(trimmed):
 			return FaultUnparseable
 		case trimmed[0] == '[':
 			return FaultBatch

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -119,7 +120,7 @@ func http004(e *event) {
 		// go-sdk writes) breaks no MUST and is not judged here; a JSON body
 		// must be that id-less error (an id, or a result, would answer a
 		// request that was never made).
-		if len(raw) == 0 || e.f.Truncated || !json.Valid(raw) || !standardHeaders(r.frame.HTTP.Header) {
+		if len(raw) == 0 || e.f.Truncated || !jsonobj.Valid(raw) || !standardHeaders(r.frame.HTTP.Header) {
 			return
 		}
 		if m, err := jsonrpc.Decode(raw); err != nil || !m.IsError() || m.HasMethod || m.HasID && !m.ID.IsNull() {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/jsonobj"
 	"github.com/mcpconform/mcpconform/internal/result"
 )
 
@@ -500,7 +501,7 @@ func pickUnparseable(in input) []int {
 			continue
 		}
 		b := in.msgOf(e).body
-		if json.Valid(b) {
+		if jsonobj.Valid(b) {
 			continue
 		}
 		for j := i + 1; j < len(in.tx); j++ {
