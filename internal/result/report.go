@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -246,7 +247,10 @@ type Run struct {
 // MaxBodyInReport caps each transcript body in the report.
 const MaxBodyInReport = 16 << 10
 
-// TranscriptOf converts recorded frames (already redacted) to entries.
+// TranscriptOf converts recorded frames (already redacted) to entries. A
+// body that is valid UTF-8 shares the frame's bytes, which never change once
+// recorded (wire.Recorder): a run's transcripts held a second copy of most
+// of its traffic.
 func TranscriptOf(frames []wire.Frame) []Exchange {
 	out := make([]Exchange, 0, len(frames))
 	for _, f := range frames {
@@ -263,7 +267,7 @@ func TranscriptOf(frames []wire.Frame) []Exchange {
 			e.Truncated = true
 		}
 		if utf8.Valid(raw) {
-			e.Body = string(raw)
+			e.Body = unsafe.String(unsafe.SliceData(raw), len(raw))
 		} else {
 			e.Body = quoteBytes(raw)
 			e.Encoding = "go-quoted"
