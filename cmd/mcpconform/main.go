@@ -402,12 +402,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(progress, "mcpconform %s: checking %s (%s)\n", toolVersion(), tg.Describe(), tg.Transport())
 	conform.SetCatalogTrigger(catalogTrigger(tf.catalogChange))
+	restoreProcs := checksOnOneP() // procs.go
+	defer restoreProcs()
 	out, err := runner.Run(runner.Config{
 		Target: tg, Revisions: revs, LabelFilter: filter, Strict: *strict,
 		Progress: progress, Version: toolVersion(), Budget: *budget, Window: *window, MaxPages: *maxPages,
 		Baseline: base, BaselineFile: *baseline, Schema: schema, SchemaFile: *schemaFile,
 		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile, Parallel: *parallel,
 	})
+	restoreProcs()
 	if out != nil { // a run that ended before any check ran still has reports saying why
 		var terminal io.Writer = stdout
 		if err != nil {
