@@ -103,7 +103,13 @@ func jsonType(v any) string {
 func rat(n json.Number) (*big.Rat, bool) { return new(big.Rat).SetString(string(n)) }
 
 // isInteger follows JSON Schema: 1, 1.0 and 1e2 are integers, 1.5 is not.
+// A number of digits alone (the usual case: ids, counts, codes) is one
+// without the big.Rat that a fraction or an exponent needs.
 func isInteger(n json.Number) bool {
+	digits := strings.TrimPrefix(string(n), "-")
+	if digits != "" && strings.Trim(digits, "0123456789") == "" {
+		return true
+	}
 	r, ok := rat(n)
 	return ok && r.IsInt()
 }
