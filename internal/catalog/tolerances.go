@@ -192,6 +192,31 @@ var tolerances = []Tolerance{
 		Revisions:    from(R20250618),
 		Source:       `25b:changelog.mdx; JSON-RPC 2.0 "Batch"`,
 	},
+	{
+		ID:       "TOL-19",
+		Title:    "A CRLF line ending on stdio",
+		Question: `The stdio transport delimits messages by newlines and says nothing of a carriage return before the newline; the line without its newline is still a valid JSON text (JSON allows trailing whitespace), and clients on some platforms write CRLF.`,
+		Readings: []Reading{
+			{"the request served", "PASS"},
+			{"the line rejected (a parse error), left unanswered, or the process ended", "WARN"},
+		},
+		Requirements: []string{"STD-004"},
+		Revisions:    AllRevisions,
+		Source:       `<rev>:basic/transports.mdx`,
+	},
+	{
+		ID:       "TOL-20",
+		Title:    "A request without MCP-Protocol-Version to a server that also speaks older revisions",
+		Question: `A server that supports clients older than 2025-06-18 MAY treat a POST without MCP-Protocol-Version as 2025-03-26; only a server that does not MUST reject it (400, -32020). The sentence leaves open what such a server does with a 2026-07-28 request whose header is missing.`,
+		Readings: []Reading{
+			{"400 with -32020", "PASS"},
+			{"treated as a 2025-03-26 request (an error a legacy session gives, e.g. -32601 for server/discover)", "PASS, with a note"},
+			{"served with the version its _meta names, or another answer", "WARN"},
+		},
+		Requirements: []string{"HTTP-011"},
+		Revisions:    revs(R20260728),
+		Source:       `26:basic/transports/streamable-http.mdx "Protocol Version Header"`,
+	},
 }
 
 var tolByID = map[string]*Tolerance{}

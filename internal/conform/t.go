@@ -179,6 +179,14 @@ func (t *T) NoAnswer(s *session.Session, expected, format string, args ...any) {
 // ExpectAlive sends the probe request (ping / server/discover) on s and
 // fails the check as Crashed when it is not answered.
 func (t *T) ExpectAlive(s *session.Session, after string) {
+	t.ExpectAliveAt(t.out.Level, s, after)
+}
+
+// ExpectAliveAt is ExpectAlive for input whose sentence binds the server
+// only at level (CAN-002: invalid cancellations SHOULD be ignored): the
+// check is graded at that level, and the crash itself is the liveness
+// requirement's FAIL (CrashedAt).
+func (t *T) ExpectAliveAt(level catalog.Level, s *session.Session, after string) {
 	m, p := t.Probe()
 	resp, err := s.Call(t.Ctx, m, p, nil)
 	if err == nil && resp.Msg != nil {
@@ -191,7 +199,24 @@ func (t *T) ExpectAlive(s *session.Session, after string) {
 	if closed, cerr := s.Closed(); closed {
 		actual = fmt.Sprintf("the connection ended (%v)", cerr)
 	}
-	t.Crashed("the server keeps answering ("+m+")", actual, "the server stopped answering after %s", after)
+	t.CrashedAt(level, "the server keeps answering ("+m+")", actual, "the server stopped answering after %s", after)
+}
+
+// KeepsAnswering sends the probe request on s after input whose
+// requirement says nothing of liveness (RPC-004: a notification must get no
+// response; dying is not a response). It reports whether the server
+// answered; when it did not, the crash is the liveness requirement's FAIL
+// (RecordCrash) and a note of this check's, which goes on judging what its
+// own sentence covers.
+func (t *T) KeepsAnswering(s *session.Session, after string) bool {
+	m, p := t.Probe()
+	resp, err := s.Call(t.Ctx, m, p, nil)
+	if err == nil && resp.Msg != nil {
+		return true
+	}
+	t.RecordCrash("the server stopped answering after %s", after)
+	t.Note("the server stopped answering (%s) after %s: a FAIL of the liveness requirement %s, not of this one", m, after, LivenessID)
+	return false
 }
 
 // Warn records a tolerated deviation (a spec ambiguity, a SHOULD sub-part of

@@ -25,10 +25,27 @@ func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.
 	} else {
 		payload = jsonrpc.Notification(method, p)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
 	hdr := s.headersFor(method, p)
-	return s.conn.Send(ctx, payload, &wire.SendOptions{Header: hdr})
+	return s.sendHeld(ctx, payload, &wire.SendOptions{Header: hdr})
+}
+
+// sendHeld sends payload with the session's timeout and keeps the request
+// alive until its reply was read whole (Reply.Done) or the timeout ran out:
+// a notification's reply body is evidence (HTTP-004 judges it, and a
+// JSON-RPC response in it answers the notification), which cancelling on
+// return cut short whenever the body came a moment after the status.
+func (s *Session) sendHeld(ctx context.Context, payload []byte, so *wire.SendOptions) (*wire.Reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	reply, err := s.conn.Send(ctx, payload, so)
+	if err != nil || reply == nil || reply.Done == nil {
+		cancel()
+		return reply, err
+	}
+	go func() {
+		<-reply.Done // closed when the body ends, or when the timeout closes it
+		cancel()
+	}()
+	return reply, nil
 }
 
 // SendRaw sends payload as is, with the session's headers for method
@@ -38,9 +55,7 @@ func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOpti
 		s.junk.Store(true)
 	}
 	s.markRaw()
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
-	return s.conn.Send(ctx, payload, so)
+	return s.sendHeld(ctx, payload, so)
 }
 
 // MarkRaw notes that a raw payload is being written on s's connection by
