@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -54,6 +55,11 @@ type Contact struct {
 	// Unanswered: the probe after the handshake got no answer, so the
 	// lists were not walked (each request would have waited the timeout).
 	Unanswered bool
+	// Retried says why this contact is a second one, made with a plain
+	// handshake on a fresh connection ("" for the first).
+	Retried string
+
+	ended bool // the connection ended after a successful initialize (made again)
 
 	eof     chan struct{} // closed once the process ended after stdin EOF (stdio)
 	eofDone EOFOutcome
@@ -95,12 +101,44 @@ func (t *T) FirstContact() *Contact {
 	if ct.S != nil {
 		t.attach(ct.S.Conn().Name(), ct.Start, ct.End)
 	}
+	if ct.Retried != "" {
+		t.Note("%s", ct.Retried)
+	}
 	return ct
 }
 
+// makeContact makes the contact; when the server's process or connection
+// ended during it (on the barrier ping before notifications/initialized, or
+// on the unknown method), it makes it again on a fresh one with a plain
+// handshake: that probe's own check judges the crash (LIFE-016, RPC-007,
+// and the liveness requirement through them), and the checks that judge
+// the contact's other parts are not left without a contact to judge.
 func (t *T) makeContact() *Contact {
+	ct := t.contactOnce(false)
+	if !ct.ended {
+		return ct
+	}
+	first := ct.Problem
+	if first == "" {
+		first = "the connection ended during the contact"
+	}
+	ct = t.contactOnce(true)
+	ct.Retried = "the first contact's connection ended (" + first + "); this one was made on a fresh connection with a plain handshake: initialize, notifications/initialized, no ping before it and no unknown method"
+	return ct
+}
+
+// contactOnce makes one contact; plain leaves out the probes a server may
+// die on that no handshake needs (the barrier ping before
+// notifications/initialized on stdio, the unknown method).
+func (t *T) contactOnce(plain bool) *Contact {
 	ct := &Contact{Walks: map[string]*Walk{}, Start: t.Mark(), CatalogGen: t.Env.catalogGen.Load()}
-	defer func() { ct.End = t.Mark() }()
+	defer func() {
+		ct.End = t.Mark()
+		if ct.S != nil && !plain && ct.eof == nil {
+			closed, _ := ct.S.Closed()
+			ct.ended = closed && ct.Init != nil && ct.InitErr == nil
+		}
+	}()
 	s, err := t.Env.Target.SessionStarting(t.Rev) // its first answer includes a start-up
 	if err != nil {
 		ct.Problem = "could not connect to the target: " + err.Error()
@@ -116,7 +154,13 @@ func (t *T) makeContact() *Contact {
 	if ct.Init, ct.InitErr = s.Initialize(t.Ctx, string(t.Rev)); ct.InitErr != nil {
 		return stop("initialize failed", ct.InitErr)
 	}
-	t.Settle(s)
+	if plain {
+		ctx, cancel := context.WithTimeout(t.Ctx, t.Window())
+		s.WaitIdle(ctx)
+		cancel()
+	} else {
+		t.Settle(s)
+	}
 	ct.Initialize = t.Mark()
 	if ct.Initialized, ct.InitializedErr = s.Initialized(t.Ctx); ct.InitializedErr != nil {
 		return stop("sending notifications/initialized", ct.InitializedErr)
@@ -143,7 +187,9 @@ func (t *T) makeContact() *Contact {
 				}
 			}
 		}
-		try("mcpconform/no-such-method", map[string]any{})
+		if !plain {
+			try("mcpconform/no-such-method", map[string]any{})
+		}
 		t.Settle(s)
 	} else {
 		// A server that does not answer the probe would let every request
@@ -151,6 +197,9 @@ func (t *T) makeContact() *Contact {
 		ct.Unanswered = true
 	}
 	conn, isStdio := s.Conn().(*stdio.Conn)
+	if closed, _ := s.Closed(); closed && !plain {
+		return ct // made again (makeContact): its EOF is the fresh process's
+	}
 	if !isStdio || !t.Env.Planned("STD-002", t.Rev) {
 		t.Env.CloseLater(s)
 		return ct

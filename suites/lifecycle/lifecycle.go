@@ -359,6 +359,10 @@ var _ = c.Area("lifecycle", func() {
 			checkPing(t, s, "ping before initialize", startupWait(t)) // the first answer includes the start-up
 		}
 		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
+			if closed, cerr := s.Closed(); closed && !t.HTTP() {
+				// it answered the ping, then ended: the ping killed it
+				t.Crashed("the server keeps serving after a ping before initialize", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away after answering a ping sent before initialize")
+			}
 			t.Error("initialize failed: %v", err)
 		}
 		t.Step("ping after initialize, before notifications/initialized")
