@@ -207,6 +207,7 @@ func (t *T) contactOnce(plain bool) *Contact {
 	// STD-002 judges how the process ends on stdin EOF: it ends now, in
 	// the background; the run waits for it before its reports.
 	ct.eof = make(chan struct{})
+	t.Env.retire(s)
 	t.Env.closing.Add(1)
 	go func() {
 		defer t.Env.closing.Done()

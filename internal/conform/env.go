@@ -78,6 +78,11 @@ type Env struct {
 	shareds sync.Map
 	// closing counts sessions being closed in the background (CloseLater).
 	closing sync.WaitGroup
+	// retired maps a connection handed to a background close (CloseLater,
+	// the first contact's stdin EOF) to the recorder's position then: what
+	// it records afterwards (its process ending, a transport problem)
+	// belongs to no check that started later (T.belongs).
+	retired sync.Map
 	// memos holds the work checks share (Memo).
 	memos memoTable
 	// catalogGen counts the catalog changes checks made (FireTrigger,
@@ -135,11 +140,17 @@ func (e *Env) Liveness() []observe.Violation {
 // alive while work it started runs (or ignores stdin EOF) does not hold the
 // check up. Close waits for every such close.
 func (e *Env) CloseLater(s *session.Session) {
+	e.retire(s)
 	e.closing.Add(1)
 	go func() {
 		defer e.closing.Done()
 		s.Close()
 	}()
+}
+
+// retire notes that s is handed to a background close (Env.retired).
+func (e *Env) retire(s *session.Session) {
+	e.retired.LoadOrStore(s.Conn().Name(), e.Recorder().Seq())
 }
 
 // sharedKey names a shared session: a revision's, for one of its lane's

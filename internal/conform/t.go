@@ -282,12 +282,10 @@ func (t *T) finish() {
 			from = min(from, e.from)
 		}
 		t.out.Frames = t.Env.Recorder().ClippedWhere(from, 400, transcriptRawMax, func(f *wire.Frame, size int) bool {
-			return t.inEvidence(f) || (f.Seq > t.startSeq && (t.Env.lanes == nil || t.mine(f, size)))
+			return t.inEvidence(f) || (f.Seq > t.startSeq && t.belongs(f, size))
 		})
-	case t.Env.lanes != nil:
-		t.out.Frames = t.Env.Recorder().ClippedWhere(t.startSeq, 400, transcriptRawMax, t.mine)
 	default:
-		t.out.Frames = t.Env.Recorder().Clipped(t.startSeq, 400, transcriptRawMax)
+		t.out.Frames = t.Env.Recorder().ClippedWhere(t.startSeq, 400, transcriptRawMax, t.belongs)
 	}
 	// Messages quote what the server sent: redact them like the transcript.
 	r := t.Env.Recorder().Redactor()
@@ -408,10 +406,22 @@ func (t *T) Since() []wire.Frame { return t.FramesSince(t.startSeq) }
 // or of another worker's of the same revision, whose checks run at the
 // same time.
 func (t *T) FramesSince(mark int64) []wire.Frame {
-	if t.Env.lanes != nil {
-		return t.Env.Recorder().ClippedWhere(mark, 0, 0, t.mine)
+	return t.Env.Recorder().ClippedWhere(mark, 0, 0, t.belongs)
+}
+
+// belongs reports whether f may belong to the check: it is the check's
+// (T.mine, with lanes), and not recorded on a connection that was handed to
+// a background close before the check started (its process ending after
+// another check's stdin EOF is no evidence of this one's: Env.retired),
+// unless the check attached those frames (T.attach).
+func (t *T) belongs(f *wire.Frame, size int) bool {
+	if t.Env.lanes != nil && !t.mine(f, size) {
+		return false
 	}
-	return t.Env.Recorder().Since(mark, 0)
+	if r, ok := t.Env.retired.Load(f.Conn); ok && r.(int64) <= t.startSeq && f.Seq > r.(int64) {
+		return t.inEvidence(f)
+	}
+	return true
 }
 
 // mine reports whether f may belong to the check: it is not on a
