@@ -266,3 +266,26 @@ func between(first, last Revision) []Revision {
 
 // Less orders requirement ids in catalog order.
 func Less(a, b string) bool { return idLess(a, b) }
+
+// narrower lists, for a requirement whose sentence covers a general case,
+// the requirements whose sentences say the same of a narrower one: a
+// server message that one of them judged (the evidence of its FAIL or
+// WARN) is that requirement's deviation alone, and the general one notes it
+// (one deviation, one verdict).
+var narrower = map[string][]string{
+	// requests and notifications beyond the negotiated capabilities: the
+	// elicitation, sampling and roots requests, the list_changed
+	// notifications
+	"LIFE-005": {"LEG-001", "LEG-002", "STALE-003"},
+	// an input request for a capability declared on an earlier request
+	"MRTR-004": {"LIFE-012"},
+	// -32002 for an unknown resource URI
+	"RPC-012": {"RES-004"},
+	// a POSTed notification answered with a JSON-RPC response: answering
+	// it is the deviation, the 200 status its consequence
+	"HTTP-004": {"RPC-004", "LIFE-003"},
+}
+
+// Narrower returns the requirements whose sentences cover a narrower case
+// of id's (nil when none).
+func Narrower(id string) []string { return narrower[id] }

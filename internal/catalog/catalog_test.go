@@ -351,3 +351,13 @@ func TestTolerancesCitedExist(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestNarrowerNamesRequirements(t *testing.T) {
+	for general, ids := range narrower {
+		for _, id := range append([]string{general}, ids...) {
+			if _, ok := Get(id); !ok {
+				t.Errorf("narrower: %s is not a requirement", id)
+			}
+		}
+	}
+}

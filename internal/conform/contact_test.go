@@ -52,9 +52,9 @@ func TestRetiredConnectionNotInTranscript(t *testing.T) {
 	msg("old") // 1
 	env.retired.Store("old", rec.Seq())
 	ck := newT(context.Background(), env, catalog.MustGet("RPC-002"), catalog.LatestLegacy, wire.Stdio)
-	msg("own") // 2
+	msg("own")                                                                                                                                  // 2
 	rec.Record(wire.Frame{Conn: "old", Dir: wire.In, Kind: wire.KindNote, Note: wire.CausePrefix + "the server process ended (exit status 1)"}) // 3
-	msg("own") // 4
+	msg("own")                                                                                                                                  // 4
 	ck.out.Verdict, ck.out.Message = FAIL, "no response"
 	ck.finish()
 	var got []int64

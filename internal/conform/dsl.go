@@ -52,6 +52,9 @@ type Outcome struct {
 	Notes []string `json:"notes,omitempty"`
 	// Frames is the part of the transcript this check produced.
 	Frames []wire.Frame `json:"-"`
+	// Evidence are the frames (Seq) a FAIL or WARN rests on (T.Evidence,
+	// or found in finish: the server frames its Actual or Message quotes).
+	Evidence []int64 `json:"-"`
 	// Started and Elapsed time the check itself (with lanes, a spec waits
 	// for its lane before it: Ginkgo's run time is not the check's);
 	// Lane names the lane worker that ran it ("": no lanes).

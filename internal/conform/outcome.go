@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -21,6 +22,9 @@ func (o *Outcome) Result() result.Result {
 		Requirement: o.Requirement, Level: string(o.Level), Verdict: o.Verdict, Transport: o.Transport,
 		Revision: string(o.Revision), Message: msg, Expected: o.Expected, Actual: o.Actual, Notes: o.Notes,
 		Transcript: result.TranscriptOf(o.Frames),
+	}
+	if o.Verdict == FAIL || o.Verdict == WARN {
+		res.Evidence = o.Evidence
 	}
 	if r, ok := catalog.Get(o.Requirement); ok {
 		res.Describe(r)
@@ -53,4 +57,29 @@ func withCauses(msg string, frames []wire.Frame) string {
 		return msg
 	}
 	return msg + " [" + wire.CausePrefix + strings.Join(causes, "; ") + "]"
+}
+
+// quotedFrames returns the server frames of frames that a verdict's text
+// quotes (Clip of their payload, or its first 64 bytes, appears in it):
+// the evidence of a check that named no frame itself. Payloads shorter than
+// 16 bytes ("null", "{}") are too common to tell one frame from another.
+func quotedFrames(frames []wire.Frame, texts ...string) []int64 {
+	var out []int64
+	for _, f := range frames {
+		if f.Dir != wire.In || (f.Kind != wire.KindMessage && f.Kind != wire.KindBody) {
+			continue
+		}
+		raw := bytes.TrimSpace(f.Raw)
+		if len(raw) < 16 {
+			continue
+		}
+		head := raw[:min(len(raw), 64)]
+		for _, t := range texts {
+			if t != "" && strings.Contains(t, string(head)) {
+				out = append(out, f.Seq)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -202,6 +202,14 @@ func (t *T) ExpectAliveAt(level catalog.Level, s *session.Session, after string)
 	t.CrashedAt(level, "the server keeps answering ("+m+")", actual, "the server stopped answering after %s", after)
 }
 
+// Evidence names the frames a FAIL or WARN of the check rests on (the
+// server messages it judged), when its Actual does not quote them.
+func (t *T) Evidence(frames ...wire.Frame) {
+	for _, f := range frames {
+		t.out.Evidence = append(t.out.Evidence, f.Seq)
+	}
+}
+
 // KeepsAnswering sends the probe request on s after input whose
 // requirement says nothing of liveness (RPC-004: a notification must get no
 // response; dying is not a response). It reports whether the server
@@ -286,6 +294,9 @@ func (t *T) finish() {
 		})
 	default:
 		t.out.Frames = t.Env.Recorder().ClippedWhere(t.startSeq, 400, transcriptRawMax, t.belongs)
+	}
+	if (t.out.Verdict == FAIL || t.out.Verdict == WARN) && len(t.out.Evidence) == 0 {
+		t.out.Evidence = quotedFrames(t.out.Frames, t.out.Actual, t.out.Message)
 	}
 	// Messages quote what the server sent: redact them like the transcript.
 	r := t.Env.Recorder().Redactor()

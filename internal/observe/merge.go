@@ -25,13 +25,86 @@ import (
 // Only results of the run's revisions (revs) are changed: a requirement of
 // a revision the run does not cover stays NA whatever traffic the era
 // detection exchanged under it.
+//
+// One deviation, one verdict: a requirement whose sentence covers a general
+// case (catalog.Narrower) is applied after the narrower ones, and the
+// messages they judged (their results' evidence) are theirs alone: a
+// violation left with no other offending message becomes a note. Then a
+// check's own FAIL or WARN of the general requirement whose every evidence
+// frame a narrower requirement judged becomes a PASS with a note naming it.
 func Apply(results []result.Result, vs []Violation, revs []string) {
+	vs = slices.Clone(vs)
+	slices.SortStableFunc(vs, func(a, b Violation) int {
+		return boolInt(len(catalog.Narrower(a.Requirement)) > 0) - boolInt(len(catalog.Narrower(b.Requirement)) > 0)
+	})
 	for _, v := range vs {
 		idx := matching(results, v, revs)
+		if narrow := catalog.Narrower(v.Requirement); len(narrow) > 0 && len(v.Offending) > 0 {
+			claimed := claimedBy(results, narrow)
+			var rest []int64
+			for _, seq := range v.Offending {
+				if claimed[seq] == "" {
+					rest = append(rest, seq)
+				}
+			}
+			if len(rest) == 0 {
+				for _, i := range idx {
+					results[i].Notes = append(results[i].Notes, fmt.Sprintf("note: run-wide, %s: judged under %s (one deviation, one verdict)", v.Describe(), claimed[v.Offending[0]]))
+				}
+				continue
+			}
+			v.Offending = rest
+		}
 		for _, i := range idx {
 			apply(&results[i], v)
 		}
 	}
+	yieldClaimed(results)
+}
+
+// yieldClaimed turns a FAIL or WARN whose every evidence frame a narrower
+// requirement's FAIL or WARN claims into a PASS with a note naming it.
+func yieldClaimed(results []result.Result) {
+	for i := range results {
+		r := &results[i]
+		narrow := catalog.Narrower(r.Requirement)
+		if len(narrow) == 0 || len(r.Evidence) == 0 || (r.Verdict != result.FAIL && r.Verdict != result.WARN) {
+			continue
+		}
+		claimed := claimedBy(results, narrow)
+		owner := ""
+		for _, seq := range r.Evidence {
+			if owner = claimed[seq]; owner == "" {
+				break
+			}
+		}
+		if owner == "" {
+			continue
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("note: %s %s: the message is judged under %s (one deviation, one verdict)", r.Verdict, r.Message, owner))
+		r.Verdict, r.Message, r.Expected, r.Actual, r.Evidence = result.PASS, "", "", "", nil
+	}
+}
+
+// claimedBy maps each frame that is the evidence of a FAIL or WARN of one
+// of ids to that requirement.
+func claimedBy(results []result.Result, ids []string) map[int64]string {
+	out := map[int64]string{}
+	for _, r := range results {
+		if (r.Verdict == result.FAIL || r.Verdict == result.WARN) && slices.Contains(ids, r.Requirement) {
+			for _, seq := range r.Evidence {
+				out[seq] = r.Requirement
+			}
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func matching(results []result.Result, v Violation, revs []string) []int {
@@ -94,6 +167,7 @@ func apply(r *result.Result, v Violation) {
 			r.Actual = v.Actual
 		}
 	}
+	r.Evidence = append(r.Evidence, v.Offending...)
 	have := map[int64]bool{}
 	for _, x := range r.Transcript {
 		have[x.Seq] = true

@@ -50,7 +50,9 @@ const (
 	maxPending    = 4096    // requests awaiting an answer, per connection
 	keepRequest   = 4 << 10 // bytes of a request frame kept for the quote
 	keepOffending = 64 << 10
-	maxConns      = 4096
+	// maxOffending caps the offending frames a violation names.
+	maxOffending = 256
+	maxConns     = 4096
 	// maxValid bounds a request the harness sends as valid: a larger one is
 	// a robustness probe (oversized payloads), and its payload is kept
 	// until answered.
@@ -78,6 +80,9 @@ type Violation struct {
 	Frames []wire.Frame
 	// Count is how many messages of the run broke the requirement this way.
 	Count int
+	// Offending are the Seq of the offending frames (the first
+	// maxOffending of them): the verdict's evidence (result.Evidence).
+	Offending []int64
 	// Expected and Actual, when set, say what the requirement asks and
 	// what the server did (else: the rule's generic text and the quote of
 	// the offending frame).
@@ -671,6 +676,9 @@ func (e *event) violate(id string, soft bool, format string, args ...any) {
 	k := vkey{id, e.rev, soft}
 	if v := o.first[k]; v != nil {
 		v.Count++
+		if len(v.Offending) < maxOffending {
+			v.Offending = append(v.Offending, e.f.Seq)
+		}
 		return
 	}
 	check := o.checkOn(e.c)
@@ -684,7 +692,7 @@ func (e *event) violate(id string, soft bool, format string, args ...any) {
 	}
 	frames = append(frames, keep(e.f, keepOffending))
 	o.first[k] = &Violation{Requirement: id, Revision: e.rev, Transport: e.c.transport, Soft: soft, Check: check,
-		Message: fmt.Sprintf(format, args...), Frames: frames, Count: 1}
+		Message: fmt.Sprintf(format, args...), Frames: frames, Count: 1, Offending: []int64{e.f.Seq}}
 	o.order = append(o.order, k)
 }
 

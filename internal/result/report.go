@@ -3,6 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -16,7 +17,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.6"
+const SchemaVersion = "1.7"
 
 // Report is the content of report.json.
 type Report struct {
@@ -154,6 +155,11 @@ type Result struct {
 	StartMs    float64    `json:"startMs,omitempty"`
 	Lane       string     `json:"lane,omitempty"`
 	Transcript []Exchange `json:"transcript,omitempty"`
+	// Evidence are the transcript frames (Seq) the verdict rests on: the
+	// server messages a FAIL or WARN judged (every offending one, for a
+	// run-wide rule). One frame is one deviation's evidence, and
+	// Invariants holds that no two requirements claim it. Since 1.7.
+	Evidence []int64 `json:"evidence,omitempty"`
 	// Baselined is set on a failing result a baseline entry covers (it no
 	// longer fails the gate); BaselineReason is that entry's reason. Since 1.1.
 	Baselined      bool   `json:"baselined,omitempty"`
@@ -197,21 +203,57 @@ func CiteTolerances(results []Result) {
 }
 
 // Invariants lists the results that break a promise every report keeps,
-// whatever the server did: a FAIL is graded under a MUST (a broken SHOULD
-// is a WARN), and every result links at least one https URL of the
-// sentences its requirement rests on. Tests run it on every report.
+// whatever the server did:
+//
+//   - a FAIL cites a MUST: it is graded under a MUST, and the catalog grades
+//     its requirement MUST in the result's revision (where the revision's
+//     text has only a SHOULD, a MAY or no keyword sentence for it, the
+//     catalog says SHOULD and a deviation is a WARN at most);
+//   - one deviation, one verdict: no server frame is the evidence of
+//     FAIL/WARN verdicts of two requirements (SchemaCompanion aside: the
+//     message model, which judges every message beside the requirement
+//     whose sentence the invalid member breaks);
+//   - every result links at least one https URL of the sentences its
+//     requirement rests on.
+//
+// Tests run it on every report (the kill matrix, the third-party corpus).
 func Invariants(results []Result) []string {
 	var out []string
+	claims := map[int64][]string{} // evidence frame → requirements judging it
 	for _, r := range results {
 		if r.Verdict == FAIL && r.Level != string(catalog.MUST) {
 			out = append(out, fmt.Sprintf("%s [%s %s]: FAIL under level %q (a FAIL cites a MUST)", r.Requirement, r.Revision, r.Transport, r.Level))
 		}
+		if req, ok := catalog.Get(r.Requirement); ok && r.Verdict == FAIL && r.Revision != "" {
+			if l := req.LevelFor(catalog.Revision(r.Revision)); l != catalog.MUST || !req.AppliesToRevision(catalog.Revision(r.Revision)) {
+				out = append(out, fmt.Sprintf("%s [%s %s]: FAIL of a requirement the catalog grades %s in %s (a FAIL cites a MUST sentence of the revision)", r.Requirement, r.Revision, r.Transport, l, r.Revision))
+			}
+		}
 		if !slices.ContainsFunc(r.Links, func(l string) bool { return strings.HasPrefix(l, "https://") }) {
 			out = append(out, fmt.Sprintf("%s [%s %s]: no https link to its source", r.Requirement, r.Revision, r.Transport))
+		}
+		if (r.Verdict == FAIL || r.Verdict == WARN) && r.Requirement != SchemaCompanion {
+			for _, seq := range r.Evidence {
+				if !slices.Contains(claims[seq], r.Requirement) {
+					claims[seq] = append(claims[seq], r.Requirement)
+				}
+			}
+		}
+	}
+	seqs := slices.Sorted(maps.Keys(claims))
+	for _, seq := range seqs {
+		if ids := claims[seq]; len(ids) > 1 {
+			out = append(out, fmt.Sprintf("frame %d is the evidence of FAIL/WARN verdicts of %s (one deviation, one verdict)", seq, strings.Join(ids, ", ")))
 		}
 	}
 	return out
 }
+
+// SchemaCompanion is the requirement that judges every message against the
+// revision's message model: a member that breaks a requirement's sentence
+// also makes the message invalid there, so its verdict may share its
+// evidence with that requirement's.
+const SchemaCompanion = "RPC-013"
 
 // FailsRun reports whether the result fails the run: its verdict fails
 // (Verdict.Fails) and no baseline entry covers it.

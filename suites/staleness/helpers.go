@@ -239,6 +239,13 @@ func listenAll(t *c.T, s *session.Session) func() {
 // tools, prompts and resources checks (TOOL-010, PRM, RES): one fault at a
 // time.
 func servesPhantom(t *c.T, s *session.Session, method string) bool {
+	served, _ := phantom(t, s, method)
+	return served
+}
+
+// phantom is servesPhantom that also returns the error code the made-up
+// name got (ok false when it got none).
+func phantom(t *c.T, s *session.Session, method string) (served bool, code phantomCode) {
 	var params map[string]any
 	switch method {
 	case "tools/call":
@@ -251,9 +258,18 @@ func servesPhantom(t *c.T, s *session.Session, method string) bool {
 	resp, err := t.TryCall(s, method, params, nil)
 	if err == nil && resp.IsResult() && !resp.IsError() {
 		t.Note("%s of a made-up name is served too (%s); that is judged by the %s checks, not here", method, resp.Describe(), strings.Split(method, "/")[0])
-		return true
+		return true, code
 	}
-	return false
+	if err == nil {
+		code.code, code.ok = resp.ErrorCode()
+	}
+	return false, code
+}
+
+// phantomCode is the JSON-RPC error code a made-up name got.
+type phantomCode struct {
+	code int64
+	ok   bool
 }
 
 // servesInvalid calls tool with arguments that break its current schema in
