@@ -193,8 +193,8 @@ var tolerances = []Tolerance{
 		Source:       `25b:changelog.mdx; JSON-RPC 2.0 "Batch"`,
 	},
 	{
-		ID:    "TOL-19",
-		Title: "An error or a stall from the server's own backend",
+		ID:       "TOL-19",
+		Title:    "An error or a stall from the server's own backend",
 		Question: `A server that fronts a database, a cluster or a cloud API answers -32603, or an isError tool result, when that backend is unreachable or refuses the server's credentials, and a tool that waits on the network stalls while the server keeps answering. The specification makes a well-formed JSON-RPC error a conforming answer (resources, tools and completion list -32603 among the errors a server returns) and sets no time limit on a tool's work; a CI job often runs the server without its backend.`,
 		Readings: []Reading{
 			{"a well-formed error or isError result naming the backend's failure (ECONNREFUSED, getaddrinfo, fetch failed, a timeout, 401/403 or unauthorized from upstream, an invalid API key)", "NA with the reason, or a note beside the verdict of what could be judged; WARN under --strict"},
