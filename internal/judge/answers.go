@@ -83,7 +83,7 @@ func Backend(m *jsonrpc.Message) (why string, ok bool) {
 	if ErrorAnswer(m) {
 		text := m.Error.Message + " " + string(m.Error.Data)
 		if w := BackendFailure(text); w != "" {
-			return fmt.Sprintf("%s names a failure of the server's own backend (%q)", DescribeError(m), w), true
+			return fmt.Sprintf("%s, which names a failure of the server's own backend (%q)", DescribeError(m), w), true
 		}
 		return "", false
 	}
@@ -106,7 +106,7 @@ func Backend(m *jsonrpc.Message) (why string, ok bool) {
 	}
 	text.Write(res["structuredContent"])
 	if w := BackendFailure(text.String()); w != "" {
-		return fmt.Sprintf("the isError result names a failure of the server's own backend (%q)", w), true
+		return fmt.Sprintf("an isError result, which names a failure of the server's own backend (%q)", w), true
 	}
 	return "", false
 }
