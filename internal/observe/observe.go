@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,12 +38,6 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	tasksExtension         = "io.modelcontextprotocol/tasks"
 )
-
-var errNotMessage = errors.New("an HTTP body that is not a JSON payload")
-
-// errNotJSONRPC marks a JSON object that is not a JSON-RPC message
-// (jsonrpc.Message.IsJSONRPC): no rule judges it as an MCP message.
-var errNotJSONRPC = errors.New(`a JSON object that is not a JSON-RPC message (no "jsonrpc" member, no method, no id with a result or an error)`)
 
 // Detection names the phase before the first check (era detection).
 const Detection = "era detection (before the checks)"
@@ -573,21 +566,7 @@ func (o *Observer) received(c *conn, f wire.Frame) *jsonrpc.Message {
 	if c.transport == wire.Stdio {
 		c.lines++
 	}
-	switch {
-	case f.Kind == wire.KindBody:
-		e.err = errNotMessage
-	case !f.Truncated:
-		e.m, e.err = jsonrpc.Decode(f.Raw)
-	}
-	// What is an MCP message: only JSON-RPC on the MCP channel. Any other
-	// JSON object (an HTTP rejection body, a stray log object on stdout)
-	// is judged by the framing and HTTP rules alone (STD-001, HTTP-*),
-	// never by the message rules: the one classification every rule
-	// sees, through e.m and e.msg().
-	decoded := e.m
-	if e.m != nil && !e.m.IsJSONRPC() {
-		e.m, e.err = nil, errNotJSONRPC
-	}
+	decoded := e.classify()
 	if f.Exchange != 0 {
 		if r := c.exchanges[f.Exchange]; r != nil {
 			e.req, e.rev = r, r.rev
