@@ -217,6 +217,19 @@ var tolerances = []Tolerance{
 		Revisions:    revs(R20260728),
 		Source:       `26:basic/transports/streamable-http.mdx "Protocol Version Header"`,
 	},
+	{
+		ID:       "TOL-21",
+		Title:    "An error or a stall from the server's own backend",
+		Question: `A server that fronts a database, a cluster or a cloud API answers -32603, or an isError tool result, when that backend is unreachable or refuses the server's credentials, and a tool that waits on the network stalls while the server keeps answering. The specification makes a well-formed JSON-RPC error a conforming answer (resources, tools and completion list -32603 among the errors a server returns) and sets no time limit on a tool's work; a CI job often runs the server without its backend.`,
+		Readings: []Reading{
+			{"a well-formed error or isError result naming the backend's failure (ECONNREFUSED, getaddrinfo, fetch failed, a timeout, 401/403 or unauthorized from upstream, an invalid API key)", "NA with the reason, or a note beside the verdict of what could be judged; WARN under --strict"},
+			{"a tools/call that stalls on its ordinary arguments too while the server answers its other requests (a slow tool)", "a note; WARN under --strict"},
+			{"a tools/call that stalls on hostile input while the same tool answers its ordinary arguments", "FAIL (TOOL-014)"},
+		},
+		Requirements: []string{"RES-001", "RES-002", "RES-003", "RES-004", "CMP-001", "PRM-001", "TOOL-001", "TOOL-012", "TOOL-014", "LIFE-013"},
+		Revisions:    AllRevisions,
+		Source:       `<rev>:server/resources.mdx "Error Handling"; <rev>:server/tools.mdx "Error Handling"`,
+	},
 }
 
 var tolByID = map[string]*Tolerance{}

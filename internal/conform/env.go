@@ -53,6 +53,12 @@ type Env struct {
 	// SampleArgs are user-configured arguments for particular tools
 	// (--config), for checks that need a successful call.
 	SampleArgs map[string]map[string]any
+	// Strict is --strict: an environment-dependent outcome (T.Environment)
+	// is shown as a WARN citing judge.EnvironmentTolerance instead of NA.
+	Strict bool
+	// stalledTools are the tools found stalling on their ordinary
+	// arguments (T.ToolStall), by revision and name.
+	stalledTools sync.Map
 	// OnCheck, when set, is told the lane (LaneOf) and name of each check
 	// as it starts (the run-wide observers name the check that provoked a
 	// message; with lanes, one check runs per lane worker at a time).

@@ -301,9 +301,13 @@ func decodeError(v json.RawMessage) *Error {
 	return e
 }
 
-// Kind classifies the message by the members present.
+// Kind classifies the message by the members present. A JSON object that
+// is no JSON-RPC message at all (IsJSONRPC) is KindInvalid whatever members
+// it has: {"error":"Forbidden"} is no response.
 func (m *Message) Kind() Kind {
 	switch {
+	case !m.IsJSONRPC():
+		return KindInvalid
 	case m.HasMethod && m.HasID:
 		return KindRequest
 	case m.HasMethod:
@@ -313,6 +317,21 @@ func (m *Message) Kind() Kind {
 	default:
 		return KindInvalid
 	}
+}
+
+// IsJSONRPC reports whether m is a JSON-RPC message at all, whatever its
+// faults: it has a "jsonrpc" member (of any value), or the shape of a
+// request or notification (a "method"), or of a response (an "id" with a
+// "result" or an "error"). Only such objects on the MCP channel are MCP
+// messages that the message rules (RPC-001, RPC-003, RPC-013 …) judge.
+// Other JSON objects are not: an HTTP rejection body such as
+// {"error":"Forbidden","message":"…"} or RFC 6750's
+// {"error":"invalid_token"} is the HTTP layer's to judge (a 4xx body "MAY
+// comprise a JSON-RPC error response", it need not), and a stdout line
+// that is one is a framing fault (STD-001: stdout carries only MCP
+// messages).
+func (m *Message) IsJSONRPC() bool {
+	return m != nil && (m.HasJSONRPC || m.HasMethod || m.HasID && (m.HasResult || m.HasError))
 }
 
 // IsError reports a response that carries an error and no result. A

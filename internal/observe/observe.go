@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,8 +38,6 @@ const (
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	tasksExtension         = "io.modelcontextprotocol/tasks"
 )
-
-var errNotMessage = errors.New("an HTTP body that is not a JSON payload")
 
 // Detection names the phase before the first check (era detection).
 const Detection = "era detection (before the checks)"
@@ -574,12 +571,7 @@ func (o *Observer) received(c *conn, f wire.Frame) *jsonrpc.Message {
 	if c.transport == wire.Stdio {
 		c.lines++
 	}
-	switch {
-	case f.Kind == wire.KindBody:
-		e.err = errNotMessage
-	case !f.Truncated:
-		e.m, e.err = jsonrpc.Decode(f.Raw)
-	}
+	decoded := e.classify()
 	if f.Exchange != 0 {
 		if r := c.exchanges[f.Exchange]; r != nil {
 			e.req, e.rev = r, r.rev
@@ -605,7 +597,7 @@ func (o *Observer) received(c *conn, f wire.Frame) *jsonrpc.Message {
 		streamAnswered(c, e)
 		o.answered(c, e)
 	}
-	return e.m
+	return decoded
 }
 
 // answered updates the connection state after a response was judged.

@@ -153,11 +153,18 @@ func TestHTTPTrafficThatIsNotMCPIsNotJudged(t *testing.T) {
 	o.Frame(wire.Frame{Seq: 2, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: 1,
 		HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, Raw: []byte(`{"resource":"x"}`)})
 	only(t, o)
-	// the same body on a POSTed MCP exchange is judged
+	// the same body on a POSTed MCP exchange is no JSON-RPC message either
+	// (the check that sent the request sees no response to it)
 	o.Frame(wire.Frame{Seq: 3, Conn: "http#1", Dir: wire.Out, Kind: wire.KindMessage, Exchange: 2, HTTP: &wire.HTTPInfo{Method: "POST"},
 		Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`)})
 	o.Frame(wire.Frame{Seq: 4, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: 2,
 		HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, Raw: []byte(`{"resource":"x"}`)})
+	only(t, o)
+	// a response that lacks "jsonrpc" is a JSON-RPC message with a fault
+	o.Frame(wire.Frame{Seq: 5, Conn: "http#1", Dir: wire.Out, Kind: wire.KindMessage, Exchange: 3, HTTP: &wire.HTTPInfo{Method: "POST"},
+		Raw: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + modernMeta + `}}`)})
+	o.Frame(wire.Frame{Seq: 6, Conn: "http#1", Dir: wire.In, Kind: wire.KindMessage, Exchange: 3,
+		HTTP: &wire.HTTPInfo{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}}, Raw: []byte(`{"id":2,"result":{"resultType":"complete","tools":[]}}`)})
 	only(t, o, "RPC-001")
 }
 

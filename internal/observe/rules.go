@@ -101,7 +101,7 @@ func std001(e *event) {
 		var elems []json.RawMessage
 		ok := json.Unmarshal(raw, &elems) == nil && len(elems) > 0
 		for _, el := range elems {
-			if m, err := jsonrpc.Decode(el); err != nil || m.Kind() == jsonrpc.KindInvalid {
+			if m, err := jsonrpc.Decode(el); err != nil || !m.IsJSONRPC() || m.Kind() == jsonrpc.KindInvalid {
 				ok = false
 			}
 		}
@@ -534,8 +534,9 @@ func topLevelDuplicates(raw json.RawMessage) []string {
 }
 
 // RPC-001: every server message declares JSON-RPC 2.0 and every error has
-// an integer code and a string message (payloads that are not JSON objects
-// are framing: STD-001 and the HTTP checks judge them).
+// an integer code and a string message (payloads that are not JSON objects,
+// and JSON objects that are not JSON-RPC messages at all, are framing:
+// STD-001 and the HTTP checks judge them; e.msg() is false for both).
 func rpc001(e *event) {
 	if !e.msg() {
 		return

@@ -123,7 +123,11 @@ func http004(e *event) {
 		if len(raw) == 0 || e.f.Truncated || !jsonobj.Valid(raw) || !standardHeaders(r.frame.HTTP.Header) {
 			return
 		}
-		if m, err := jsonrpc.Decode(raw); err != nil || !m.IsError() || m.HasMethod || m.HasID && !m.ID.IsNull() {
+		m, err := jsonrpc.Decode(raw)
+		if err == nil && !m.IsJSONRPC() {
+			return // a JSON body that is no JSON-RPC message ({"error":"invalid_token"}): the MAY does not bind it
+		}
+		if err != nil || !m.IsError() || m.HasMethod || m.HasID && !m.ID.IsNull() {
 			e.violate("HTTP-004", false, "a POSTed %s refused with HTTP %d got a body that is not an id-less JSON-RPC error: %s", r.method, st, clip(e.f.Raw))
 		}
 	default:

@@ -147,7 +147,7 @@ func Run(cfg Config) (*Outcome, error) {
 		return unreachable(cfg, det.Notes, started, fmt.Errorf("%w: %v", ErrUnreachable, det.Unreachable)), err
 	}
 	env := &conform.Env{Target: tg, Window: cfg.Window, Schema: cfg.Schema, SchemaFile: cfg.SchemaFile,
-		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages,
+		Policy: cfg.Policy, SampleArgs: cfg.SampleArgs, MaxPages: cfg.MaxPages, Strict: cfg.Strict,
 		OnCheck: func(_, name string) { obs.SetCheck(name) }}
 	env.SupportsModern = slices.Contains(det.Revisions, catalog.Modern)
 	for _, r := range det.Revisions {

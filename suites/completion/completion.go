@@ -9,6 +9,7 @@ import (
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
@@ -35,14 +36,28 @@ var _ = c.Area("completion", func() {
 		if len(probes) == 0 {
 			t.NA("nothing to complete: no listed prompt declares an argument and no listed resource template has a variable")
 		}
+		var errored []*session.Response
+		judged := 0
 		for _, p := range probes {
 			t.Step("completion/complete for " + p.what)
 			resp := t.Call(s, "completion/complete", p.params(), nil)
+			if m, ok := c.ErrorAnswer(resp); ok {
+				// an error is an answer the completion page lists (-32602
+				// for an argument without completer, -32603 …): CMP-001
+				// judges completions, and none came
+				t.Note("completion/complete for %s was answered with %s: no completion to judge", p.what, judge.DescribeError(m))
+				errored = append(errored, resp)
+				continue
+			}
 			res := t.ResultObject("completion/complete for "+p.what, resp)
 			if problem := completionProblem(res); problem != "" {
 				t.Violation("completion {values: string[] (at most 100), total?: integer, hasMore?: boolean}", resp.Describe(),
 					"completion/complete for %s: %s", p.what, problem)
 			}
+			judged++
+		}
+		if judged == 0 {
+			t.NoResult("completion/complete for "+probes[0].what, errored[0])
 		}
 	})
 

@@ -404,6 +404,7 @@ func checkCacheHints(t *c.T, res map[string]json.RawMessage) {
 func listKeys(t *c.T, s *session.Session, method string) []string {
 	w := t.WalkList(s, method)
 	if w.Failed != nil || len(w.Pages) == 0 {
+		t.NoResult(method, w.Failed) // an error answering the list is an answer: nothing to compare
 		t.Error("cannot compare %s across connections: the listing itself failed: %s", method, w.Problem)
 	}
 	if !w.Complete() {

@@ -27,6 +27,9 @@ var _ = c.Area("prompts", func() {
 		}
 		w := t.WalkList(s, "prompts/list")
 		if len(w.Pages) == 0 {
+			// a well-formed error is an answer: PRM-001 judges the items
+			// of a successful list, and none came
+			t.NoResult("prompts/list (the server declares prompts)", w.Failed)
 			actual := w.Problem
 			if w.Failed != nil {
 				actual = w.Failed.Describe()

@@ -44,6 +44,9 @@ func takeInventory(t *c.T, s *session.Session) *inventory {
 	w := t.WalkList(s, "resources/list")
 	if !w.Complete() {
 		if len(w.Items) == 0 {
+			if why, backend := c.BackendAnswer(w.Failed); backend {
+				t.Environment("resources/list gave no items to work with: %s", why)
+			}
 			t.NA("resources/list gave no items to work with (%s); RES-001 judges the list", w.Problem)
 		}
 		t.Note("resources/list stopped early (%s); working with the %d resources received", w.Problem, len(w.Items))

@@ -9,6 +9,7 @@ import (
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 )
 
@@ -51,9 +52,22 @@ var _ = c.Area("resources", func() {
 			uris = uris[:maxReads]
 		}
 		judged := 0
+		var errored *session.Response
 		for _, uri := range uris {
 			t.Step("resources/read " + uri)
 			resp := read(t, s, uri)
+			if m, ok := c.ErrorAnswer(resp); ok {
+				// an error is an answer (the resource may be gone, its
+				// backend down): RES-003 judges the contents of reads that
+				// succeed
+				if why, backend := judge.Backend(m); backend {
+					t.EnvironmentNote("reading the listed resource %s: %s", uri, why)
+				} else {
+					t.Note("reading the listed resource %s was answered with %s; its contents were not judged", uri, judge.DescribeError(m))
+				}
+				errored = resp
+				continue
+			}
 			if !resp.IsResult() {
 				t.Violation("a result with a contents array", resp.Describe(), "reading the listed resource %s failed", uri)
 			}
@@ -75,6 +89,9 @@ var _ = c.Area("resources", func() {
 			judged++
 		}
 		if judged == 0 {
+			if errored != nil {
+				t.NoResult("every read of a listed resource (the last, "+uris[len(uris)-1]+")", errored)
+			}
 			t.NA("every listed resource read asked for input (MRTR); no contents to judge")
 		}
 	})
@@ -153,9 +170,10 @@ func judgeWalk(t *c.T, w *c.Walk) {
 		return
 	}
 	if len(w.Pages) == 0 {
-		if code, ok := w.Failed.ErrorCode(); ok && code == jsonrpc.CodeMethodNotFound && w.Kind.Method == "resources/templates/list" {
-			t.NA("resources/templates/list is not implemented (-32601): no templates to check")
-		}
+		// a well-formed error is an answer: the requirement judges the
+		// items of a successful list, and none came (NA with the error;
+		// the environment when it names the server's backend)
+		t.NoResult(w.Kind.Method+" (the server declares resources)", w.Failed)
 		t.Violation("a "+w.Kind.Method+" result", w.Failed.Describe(), "%s failed although the server declares resources: %s", w.Kind.Method, w.Problem)
 	}
 	t.Note("%s stopped early (%s); judging the %d items received", w.Kind.Method, w.Problem, len(w.Items))
@@ -245,6 +263,9 @@ func probeNotFound(t *c.T, s *session.Session) *notFoundProbe {
 		ctl := inv.uris[0]
 		t.Step("control: resources/read " + ctl)
 		resp := read(t, s, ctl)
+		if why, backend := c.BackendAnswer(resp); backend {
+			t.Environment("the control read of the listed resource %s: %s, so an error for an unknown URI could not be attributed to the URI", ctl, why)
+		}
 		if !resp.IsResult() {
 			t.NA("reading the listed resource %s fails too (%s), so an error for an unknown URI could not be attributed to the URI; RES-003 judges the listed read",
 				ctl, resp.Describe())

@@ -147,7 +147,11 @@ func errorChecks() {
 				sent++
 				what := fmt.Sprintf("tools/call %s with %s", cd.Name, v.what)
 				t.Step(what)
-				resp := mustAnswer(t, s, callParams(cd.Name, v.args), callOptions(t, cd.tool, v.args), what)
+				resp := answerOrStall(t, s, cd, v.args, what)
+				if resp == nil {
+					sent--
+					break // the tool stalls whatever its arguments: the environment (noted)
+				}
 				// Classified by the rules the fuzzer shares (internal/judge).
 				switch judge.BadArguments(t.Modern(), resp.Msg) {
 				case judge.ArgsInvalidParams:
@@ -182,6 +186,11 @@ func errorChecks() {
 // response is a violation.
 func mustAnswer(t *c.T, s *session.Session, params map[string]any, o *session.CallOptions, what string) *session.Response {
 	resp, err := t.TryCall(s, "tools/call", params, o)
+	return answered(t, s, resp, err, what)
+}
+
+// answered is mustAnswer's verdict on the outcome of a call.
+func answered(t *c.T, s *session.Session, resp *session.Response, err error, what string) *session.Response {
 	if err == nil {
 		return resp
 	}
@@ -195,6 +204,27 @@ func mustAnswer(t *c.T, s *session.Session, params map[string]any, o *session.Ca
 	}
 	t.Error("%s: %v", what, err)
 	return nil
+}
+
+// answerOrStall is mustAnswer for a call of a candidate tool with args: a
+// call left unanswered while the server answers, by a tool that stalls on
+// its ordinary arguments too, is the environment (T.ToolStall): noted, and
+// nil returned.
+func answerOrStall(t *c.T, s *session.Session, cd candidate, args map[string]any, what string) *session.Response {
+	o := callOptions(t, cd.tool, args)
+	resp, err := t.TryCall(s, "tools/call", callParams(cd.Name, args), o)
+	if err == nil {
+		return resp
+	}
+	if errors.Is(err, wire.ErrTimeout) {
+		if closed, _ := s.Closed(); !closed {
+			if why, stalled := t.ToolStall(s, cd.Name, cd.Args, callOptions(t, cd.tool, cd.Args)); stalled {
+				t.EnvironmentNote("%s got no answer: %s", what, why)
+				return nil
+			}
+		}
+	}
+	return answered(t, s, resp, err, what)
 }
 
 // typedProp is a required property with a declared type.

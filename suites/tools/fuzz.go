@@ -9,6 +9,7 @@ import (
 	"time"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -39,6 +40,7 @@ func fuzzChecks() {
 		sent := 0
 		for i, cd := range cands {
 			sch, _ := compileSchema(cd.schema("inputSchema"))
+		cases:
 			for _, fc := range fuzzCases(cd, i == 0) {
 				what := fmt.Sprintf("tools/call %s with %s", cd.Name, fc.what)
 				t.Step(what)
@@ -65,11 +67,24 @@ func fuzzChecks() {
 							continue
 						}
 						if alive {
+							// a tool that stalls on its ordinary arguments too
+							// is slow at its own work: the environment
+							if why, stalled := t.ToolStall(s, cd.Name, cd.Args, callOptions(t, cd.tool, cd.Args)); stalled {
+								t.EnvironmentNote("%s got no answer: %s; its other cases were not sent", what, why)
+								break cases
+							}
 							t.Violation("a JSON-RPC response within "+wait.String(), "silence, while the server answered a ping sent after it",
 								"the server hangs on %s", what)
 						}
 						t.Crashed("a JSON-RPC response within "+wait.String(), "silence, and no answer to a ping sent after it", "the server stopped answering after %s", what)
 					case errors.Is(err, session.ErrNoResponse):
+						if m, ok := c.ErrorAnswer(resp); ok {
+							// a well-formed error the session could not match:
+							// "id": null (or none) where the server could not
+							// read the id (a body refused at its size limit)
+							t.Note("%s was answered (HTTP %d) with %s whose id is null or absent: the server could not read the request's id (TOL-14); a well-formed answer", what, resp.Status(), judge.DescribeError(m))
+							continue
+						}
 						if st := resp.Status(); st >= 400 && st < 500 {
 							t.Note("%s was rejected with HTTP %d without a JSON-RPC body", what, st)
 						} else if fc.deep && st >= 500 && aliveNow(t, s) {

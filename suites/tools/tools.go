@@ -34,6 +34,11 @@ func catalogChecks() {
 			t.NA("the server does not declare the tools capability (TOOL-002 checks the undeclared case)")
 		}
 		w := t.WalkList(s, "tools/list")
+		if len(w.Pages) == 0 {
+			// a well-formed error is an answer: the item rules judge the
+			// tools of a successful list, and none came
+			t.NoResult("tools/list (the server declares tools)", w.Failed)
+		}
 		if w.Failed != nil || len(w.Pages) == 0 {
 			actual := w.Problem
 			if w.Failed != nil {
