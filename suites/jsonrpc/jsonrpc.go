@@ -28,8 +28,8 @@ var _ = c.Area("jsonrpc", func() {
 				continue // a cut frame cannot be judged (size caps)
 			}
 			m, err := c.Decode(f)
-			if err != nil {
-				continue // not JSON at all: framing, judged by STD-001 / the HTTP checks
+			if err != nil || !m.IsJSONRPC() {
+				continue // not a JSON-RPC object at all (an HTTP rejection body, a log line): framing, judged by STD-001 / the HTTP checks
 			}
 			t.Check(m.HasJSONRPC && m.JSONRPC == "2.0", `"jsonrpc": "2.0"`, c.Clip(f.Raw), "a server message does not declare JSON-RPC 2.0")
 			if m.HasError {

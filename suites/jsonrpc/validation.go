@@ -48,7 +48,7 @@ var _ = c.Area("jsonrpc", func() {
 				continue
 			}
 			m, err := jsonrpc.Decode(f.Raw)
-			if err != nil {
+			if err != nil || f.Dir == wire.In && !m.IsJSONRPC() {
 				continue // not JSON-RPC at all: framing checks judge it
 			}
 			if f.Dir == wire.Out {
