@@ -39,7 +39,7 @@ func Apply(results []result.Result, vs []Violation, revs []string) {
 	})
 	for _, v := range vs {
 		idx := matching(results, v, revs)
-		if narrow := catalog.Narrower(v.Requirement); len(narrow) > 0 && len(v.Offending) > 0 {
+		if narrow := catalog.Narrower(v.Requirement); len(narrow) > 0 && len(v.Offending) > 0 && !v.Head {
 			claimed := claimedBy(results, narrow)
 			var rest []int64
 			for _, seq := range v.Offending {
@@ -167,7 +167,11 @@ func apply(r *result.Result, v Violation) {
 			r.Actual = v.Actual
 		}
 	}
-	r.Evidence = append(r.Evidence, v.Offending...)
+	if v.Head {
+		r.HeadEvidence = append(r.HeadEvidence, v.Offending...)
+	} else {
+		r.Evidence = append(r.Evidence, v.Offending...)
+	}
 	have := map[int64]bool{}
 	for _, x := range r.Transcript {
 		have[x.Seq] = true

@@ -42,6 +42,16 @@ const (
 // Detection names the phase before the first check (era detection).
 const Detection = "era detection (before the checks)"
 
+// headRules judge an HTTP reply's status line and headers (a content type,
+// a session id, an SSE event id, a buffering header, an authorization
+// challenge), not the message its frame carries: their evidence is the
+// frame's head, which another rule's verdict on the message does not share
+// (result.Invariants).
+var headRules = map[string]bool{
+	"HTTP-003": true, "HTTP-007": true, "HTTP-009": true, "HTTP-019": true, "HTTP-020": true,
+	"AUTH-003": true, "AUTH-004": true, "AUTH-009": true,
+}
+
 // Limits that bound the observer's memory.
 const (
 	maxPending    = 4096    // requests awaiting an answer, per connection
@@ -78,8 +88,11 @@ type Violation struct {
 	// Count is how many messages of the run broke the requirement this way.
 	Count int
 	// Offending are the Seq of the offending frames (the first
-	// maxOffending of them): the verdict's evidence (result.Evidence).
+	// maxOffending of them): the verdict's evidence (result.Evidence), or,
+	// for a rule about an HTTP reply's status and headers (headRules), the
+	// evidence of those frames' head (result.HeadEvidence).
 	Offending []int64
+	Head      bool
 	// Expected and Actual, when set, say what the requirement asks and
 	// what the server did (else: the rule's generic text and the quote of
 	// the offending frame).
@@ -684,7 +697,7 @@ func (e *event) violate(id string, soft bool, format string, args ...any) {
 	}
 	frames = append(frames, keep(e.f, keepOffending))
 	o.first[k] = &Violation{Requirement: id, Revision: e.rev, Transport: e.c.transport, Soft: soft, Check: check,
-		Message: fmt.Sprintf(format, args...), Frames: frames, Count: 1, Offending: []int64{e.f.Seq}}
+		Message: fmt.Sprintf(format, args...), Frames: frames, Count: 1, Offending: []int64{e.f.Seq}, Head: headRules[id]}
 	o.order = append(o.order, k)
 }
 

@@ -157,6 +157,11 @@ func http005(e *event) {
 	}
 	if t := bytes.TrimSpace(f.Raw); len(t) > 0 && t[0] != '{' && e.rev != catalog.R20250326 && !e.c.sentBatch {
 		e.violate("HTTP-005", false, "an SSE data payload is not a single JSON-RPC message: %s", clip(f.Raw))
+	} else if len(t) > 0 && t[0] == '{' && e.err == errNotJSONRPC {
+		// a JSON object that is no JSON-RPC message (a resumed stream
+		// replaying {} for its priming event): not an MCP message, so not
+		// the message rules' (classify); the stream's payload rule's
+		e.violate("HTTP-005", false, "an SSE data payload is a JSON object but not a JSON-RPC message: %s", clip(f.Raw))
 	}
 	if st := e.c.streams[f.Exchange]; st != nil && st.answered && e.req != nil && e.c.exchanges[f.Exchange] != nil {
 		what := "a message"

@@ -160,6 +160,10 @@ type Result struct {
 	// run-wide rule). One frame is one deviation's evidence, and
 	// Invariants holds that no two requirements claim it. Since 1.7.
 	Evidence []int64 `json:"evidence,omitempty"`
+	// HeadEvidence are the transcript frames whose HTTP status line and
+	// headers (not the message they carry) a FAIL or WARN rests on: a
+	// content type, a session id, an SSE event id, a challenge. Since 1.7.
+	HeadEvidence []int64 `json:"headEvidence,omitempty"`
 	// Baselined is set on a failing result a baseline entry covers (it no
 	// longer fails the gate); BaselineReason is that entry's reason. Since 1.1.
 	Baselined      bool   `json:"baselined,omitempty"`
@@ -219,7 +223,8 @@ func CiteTolerances(results []Result) {
 // Tests run it on every report (the kill matrix, the third-party corpus).
 func Invariants(results []Result) []string {
 	var out []string
-	claims := map[int64][]string{} // evidence frame → requirements judging it
+	claims := map[int64][]string{}     // evidence frame → requirements judging it
+	headClaims := map[int64][]string{} // the same for the frames' HTTP heads
 	for _, r := range results {
 		if r.Verdict == FAIL && r.Level != string(catalog.MUST) {
 			out = append(out, fmt.Sprintf("%s [%s %s]: FAIL under level %q (a FAIL cites a MUST)", r.Requirement, r.Revision, r.Transport, r.Level))
@@ -233,20 +238,29 @@ func Invariants(results []Result) []string {
 			out = append(out, fmt.Sprintf("%s [%s %s]: no https link to its source", r.Requirement, r.Revision, r.Transport))
 		}
 		if (r.Verdict == FAIL || r.Verdict == WARN) && r.Requirement != SchemaCompanion {
-			for _, seq := range r.Evidence {
-				if !slices.Contains(claims[seq], r.Requirement) {
-					claims[seq] = append(claims[seq], r.Requirement)
-				}
+			claim(claims, r.Evidence, r.Requirement)
+			claim(headClaims, r.HeadEvidence, r.Requirement)
+		}
+	}
+	for _, c := range []struct {
+		what   string
+		claims map[int64][]string
+	}{{"frame", claims}, {"the HTTP head of frame", headClaims}} {
+		for _, seq := range slices.Sorted(maps.Keys(c.claims)) {
+			if ids := c.claims[seq]; len(ids) > 1 {
+				out = append(out, fmt.Sprintf("%s %d is the evidence of FAIL/WARN verdicts of %s (one deviation, one verdict)", c.what, seq, strings.Join(ids, ", ")))
 			}
 		}
 	}
-	seqs := slices.Sorted(maps.Keys(claims))
+	return out
+}
+
+func claim(claims map[int64][]string, seqs []int64, id string) {
 	for _, seq := range seqs {
-		if ids := claims[seq]; len(ids) > 1 {
-			out = append(out, fmt.Sprintf("frame %d is the evidence of FAIL/WARN verdicts of %s (one deviation, one verdict)", seq, strings.Join(ids, ", ")))
+		if !slices.Contains(claims[seq], id) {
+			claims[seq] = append(claims[seq], id)
 		}
 	}
-	return out
 }
 
 // SchemaCompanion is the requirement that judges every message against the
