@@ -283,7 +283,7 @@ var narrower = map[string][]string{
 	"RPC-012": {"RES-004"},
 	// a POSTed notification answered with a JSON-RPC response: answering
 	// it is the deviation, the 200 status its consequence
-	"HTTP-004": {"RPC-004", "LIFE-003"},
+	"HTTP-004": {"RPC-004", "LIFE-003", "CAN-002"},
 }
 
 // Narrower returns the requirements whose sentences cover a narrower case

@@ -143,3 +143,30 @@ func (t *T) ToolStall(s *session.Session, name string, args map[string]any, o *s
 	t.Env.stalledTools.Store(key, why)
 	return why, true
 }
+
+// AddressedToNoRequest decides an error addressed to no request (id null or
+// omitted) that came after notifications the check sent (after what): the
+// server could not process one (a malformed cancellation) and answered it
+// like unreadable input. Over HTTP the reply to a POSTed notification is
+// HTTP-004's, which judges its status and body (a note here); on stdio it
+// is a WARN citing TOL-14, not the FAIL of an answered notification. It reports
+// whether m was such an error (the caller goes on to the next message).
+//
+// On stdio only the codes of input that could not be processed qualify
+// (-32700, -32600, -32602): -32601 or -32603 to a notification answers it.
+func AddressedToNoRequest(t *T, f wire.Frame, m *jsonrpc.Message, after string) bool {
+	if m == nil || !m.IsError() || m.HasID && !m.ID.IsNull() {
+		return false
+	}
+	code, _ := m.ErrorCode()
+	if !t.HTTP() && code != jsonrpc.CodeParseError && code != jsonrpc.CodeInvalidRequest && code != jsonrpc.CodeInvalidParams {
+		return false
+	}
+	if t.HTTP() {
+		t.Note("an error addressed to no request answered %s (%s): the reply's HTTP status is judged under HTTP-004", after, Clip(f.Raw))
+		return true
+	}
+	t.Evidence(f)
+	t.Warn("an error addressed to no request answered %s (%s): a notification gets no response, but a server that could not process one answered it like unreadable input (TOL-14)", after, Clip(f.Raw))
+	return true
+}

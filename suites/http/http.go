@@ -619,7 +619,11 @@ var _ = c.Area("http", func() {
 				return
 			}
 			if !slices.Contains(codes, code) {
-				t.Note("%s: error code %d, not %v (LIFE-008 and LIFE-010 judge the code)", what, code, codes)
+				// the sentence is about the status of those codes' answers:
+				// another code's (-32601's 404: HTTP-017) is not this one's,
+				// and the code itself is LIFE-008's and LIFE-010's
+				t.Note("%s: error code %d, not %v: LIFE-008 and LIFE-010 judge the code, and the status of a %d answer is not this requirement's", what, code, codes, code)
+				return
 			}
 			if code == jsonrpc.CodeHeaderMismatch {
 				t.Warn("%s: answered -32020 (header mismatch) rather than -32602; the spec does not order the two checks (TOL-1)", what)

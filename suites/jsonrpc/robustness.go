@@ -79,6 +79,10 @@ var _ = c.Area("jsonrpc", func() {
 			if rejected[r.frame.Exchange] && (!r.msg.HasID || r.msg.ID.IsNull()) && r.msg.HasError && !r.msg.HasResult {
 				continue // the error body of a 4xx rejection, addressed to no request
 			}
+			if c.AddressedToNoRequest(t, r.frame, r.msg, "a notification") {
+				continue
+			}
+			t.Evidence(r.frame)
 			t.Violation("no response to any notification", c.Clip(r.msg.Raw), "the server answered a notification")
 		}
 	})

@@ -85,6 +85,10 @@ var _ = c.Area("cancellation", func() {
 			if rejected[e.Frame.Exchange] && (!e.Msg.HasID || e.Msg.ID.IsNull()) && e.Msg.IsError() {
 				continue // the error body of a 4xx rejection, addressed to no request
 			}
+			if c.AddressedToNoRequest(t, e.Frame, e.Msg, "notifications/cancelled") {
+				continue
+			}
+			t.Evidence(e.Frame)
 			t.Violation("no response to notifications/cancelled", c.Clip(e.Frame.Raw), "the server answered a cancellation")
 		}
 	})
