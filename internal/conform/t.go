@@ -35,6 +35,9 @@ type T struct {
 	// evidence are spans of frames other checks' work (a memo) recorded
 	// that the check judged: its transcript holds them (attach).
 	evidence []evidence
+	// crashes are the liveness findings of the check, committed once its
+	// silences were confirmed (confirmSilences).
+	crashes []pendingCrash
 }
 
 func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {
@@ -159,7 +162,7 @@ func (t *T) RecordCrash(format string, args ...any) {
 
 func (t *T) recordCrash(msg, actual string) {
 	if t.Req.ID != LivenessID {
-		t.Env.recordLiveness(t, msg, actual)
+		t.crashes = append(t.crashes, pendingCrash{msg, actual})
 	}
 }
 

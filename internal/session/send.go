@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -25,10 +27,18 @@ func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.
 	} else {
 		payload = jsonrpc.Notification(method, p)
 	}
+	if err := s.opts.Quiet.enter(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
+	}
+	defer s.opts.Quiet.leave()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	hdr := s.headersFor(method, p)
-	return s.conn.Send(ctx, payload, &wire.SendOptions{Header: hdr})
+	reply, err := s.conn.Send(ctx, payload, &wire.SendOptions{Header: hdr})
+	if err != nil && errors.Is(err, wire.ErrTimeout) {
+		s.silence(Silence{Method: method, Notification: true, Timeout: s.opts.Timeout})
+	}
+	return reply, err
 }
 
 // SendRaw sends payload as is, with the session's headers for method
@@ -38,6 +48,10 @@ func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOpti
 		s.junk.Store(true)
 	}
 	s.markRaw()
+	if err := s.opts.Quiet.enter(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
+	}
+	defer s.opts.Quiet.leave()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	return s.conn.Send(ctx, payload, so)

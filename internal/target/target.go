@@ -68,6 +68,10 @@ type Target struct {
 	hsWall   time.Duration
 	// pool: stdio processes started ahead of need (StartPool).
 	pool pool
+	// starts: the start-ups observed (StartupDeadline); quiet: the run's
+	// quiet gate (Quiet).
+	starts startups
+	quiet  session.Quiet
 	// client is the HTTP client every connection to URL shares (its idle
 	// TCP connections are reused across sessions, as a real client's
 	// are); made by the first connect, its idle connections closed by
@@ -173,7 +177,10 @@ func (t *Target) handshakeSpan(begin bool) {
 }
 
 func (t *Target) sessionOptions(rev catalog.Revision) session.Options {
-	return session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder, Latency: &t.lat, Faults: &t.faults}
+	// A connection's first answer includes its start-up: it has a
+	// deadline of its own (StartupDeadline).
+	return session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder, Latency: &t.lat, Faults: &t.faults,
+		Startup: t.StartupDeadline(), Quiet: &t.quiet}
 }
 
 // Transport returns wire.Stdio or wire.HTTP.
@@ -274,22 +281,17 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := t.sessionOptions(rev)
-	if sc, ok := conn.(*stdio.Conn); ok && sc.Prestarted() {
-		// started with others ahead of need: its start-up, stretched on a
-		// loaded machine, is not a hung server (as SessionStarting)
-		o.Startup = StartupFactor * t.Timeout
-	}
-	return t.newSession(conn, o), nil
+	return t.newSession(conn, t.sessionOptions(rev)), nil
 }
 
-// StartupFactor multiplies the timeout for the first answer of a process a
-// check starts alongside others (SessionStarting, OpenStarting).
+// StartupFactor multiplies the timeout for the floor of the start-up
+// deadline (StartupDeadline): the first answer of every connection.
 const StartupFactor = 3
 
 // SessionStarting is Session for a connection opened at the same time as
-// others: its first call may take StartupFactor × the timeout (a process's
-// start-up, stretched on a loaded machine, is not a hung server). It takes
+// others (every session's first call has the start-up deadline: a
+// process's start-up, stretched on a loaded machine, is not a hung
+// server). It takes
 // a process started ahead of need when one is ready, as Session does: a
 // group whose sessions are compared with each other (a call's time in one
 // is its natural duration in another) lines them up after their
@@ -299,9 +301,7 @@ func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error)
 	if err != nil {
 		return nil, err
 	}
-	o := t.sessionOptions(rev)
-	o.Startup = StartupFactor * t.Timeout
-	return t.newSession(conn, o), nil
+	return t.newSession(conn, t.sessionOptions(rev)), nil
 }
 
 // OpenStarting is SessionStarting followed by the era's handshake.
@@ -341,6 +341,7 @@ func (t *Target) handshake(ctx context.Context, s *session.Session, rev catalog.
 		s.Close()
 		return nil, err
 	}
+	t.observeStartup(time.Since(start))
 	return s, nil
 }
 
@@ -598,9 +599,7 @@ func (t *Target) legacyProbeSession(early *stdio.Conn, waitModern func()) (*sess
 			waitModern()
 		default:
 			early.Adopt()
-			o := t.sessionOptions(catalog.LatestLegacy)
-			o.Startup = StartupFactor * t.Timeout // started alongside the modern probe's process
-			return t.wrap(early, o), nil
+			return t.wrap(early, t.sessionOptions(catalog.LatestLegacy)), nil
 		}
 	}
 	return t.Session(catalog.LatestLegacy)
