@@ -2,10 +2,12 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -40,6 +42,7 @@ type pendingCrash struct{ msg, actual string }
 // confirmSilences re-asks the check's silences when its verdict rests on
 // them (see above), then commits its liveness findings.
 func (t *T) confirmSilences() {
+	memoSpans := t.Env.memos.spans(t.Ctx)
 	crashes := t.crashes
 	t.crashes = nil
 	defer func() {
@@ -51,8 +54,19 @@ func (t *T) confirmSilences() {
 		return
 	}
 	q := t.Env.Target.Quiet()
+	// The check's own silences, and those of the work it took from a memo
+	// (computed by another check: its error may be what this check
+	// reports).
+	sil := q.Since(t.startSeq, t.mineConn)
+	for _, sp := range memoSpans {
+		for _, x := range q.Since(sp.from, t.sameRev) {
+			if x.Seq <= sp.to {
+				sil = append(sil, x)
+			}
+		}
+	}
 	var last []session.Silence // the newest silence per connection
-	for _, x := range q.Since(t.startSeq, t.mineConn) {
+	for _, x := range sil {
 		if !x.Full && !x.Notification {
 			continue // a check's own short wait for what may never come
 		}
@@ -73,7 +87,7 @@ func (t *T) confirmSilences() {
 	ctx := session.Unhushed(t.Ctx)
 	var answered, silent []string
 	for _, x := range last {
-		r := t.reask(ctx, x)
+		r := t.reaskOnce(ctx, x)
 		switch {
 		case t.notReproduced(x, r):
 			answered = append(answered, fmt.Sprintf("%s on %s (%s)", r.What, x.Conn, r.how()))
@@ -95,23 +109,55 @@ func (t *T) confirmSilences() {
 	crashes = nil
 }
 
-// reask re-asks x (session.Session.Reask); a connection's first request
-// whose connection ended (a handshake that timed out: "could not open a
-// session") is re-asked by opening a new session, with the start-up
-// deadline.
+// reask re-asks x (session.Session.Reask). On a connection that ended, a
+// connection's first request (a handshake that timed out: "could not
+// open a session") is re-asked by opening a new session, with the
+// start-up deadline; over HTTP, where a connection is ours to end, any
+// request is re-asked on a new session.
 func (t *T) reask(ctx context.Context, x session.Silence) reasked {
-	if closed, _ := x.Session.Closed(); !closed || !x.First {
+	closed, _ := x.Session.Closed()
+	if !closed || !(x.First || x.Session.Transport() == wire.HTTP) {
 		return reasked{x.Session.Reask(ctx, x, t.Window()), false}
 	}
 	began := time.Now()
 	s, err := t.Env.Target.Open(ctx, t.Rev)
 	r := reasked{session.Reasked{What: "a new " + string(t.Rev) + " session", Took: time.Since(began)}, true}
-	if err == nil {
+	if err != nil {
+		return r
+	}
+	t.claim(s)
+	defer t.Env.CloseLater(s)
+	if x.First {
 		r.Answered = true
-		t.claim(s)
-		t.Env.CloseLater(s)
+		return r
+	}
+	y := x
+	y.Session, y.First = s, false
+	r.Reasked = s.Reask(ctx, y, t.Window())
+	r.What = y.Method + " on a new " + string(t.Rev) + " session"
+	if y.Method == "" {
+		r.What = "the request on a new " + string(t.Rev) + " session"
 	}
 	return r
+}
+
+// reaskOnce is reask, once per silence: the checks that took a memo's
+// value share the re-ask of its silences.
+func (t *T) reaskOnce(ctx context.Context, x session.Silence) reasked {
+	key := silenceKey{x.Conn, x.Seq}
+	if r, ok := t.Env.reasks.Load(key); ok {
+		return r.(reasked)
+	}
+	r := t.reask(ctx, x)
+	if ctx.Err() == nil {
+		t.Env.reasks.Store(key, r)
+	}
+	return r
+}
+
+type silenceKey struct {
+	conn string
+	seq  int64
 }
 
 // reasked is what a re-ask found; reopened: it opened a new session.
@@ -144,6 +190,28 @@ func (t *T) notReproduced(x session.Silence, r reasked) bool {
 	return r.reopened || x.Notification || x.Session.Transport() == wire.HTTP
 }
 
+// OpenQuietly is Target.Open, but a handshake that timed out (while the
+// harness was busy: other lanes, other start-ups) is tried once more with
+// the run held quiet before it is an error: a start-up slow under our own
+// load is not "could not open a session".
+func (e *Env) OpenQuietly(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
+	s, err := e.Target.Open(ctx, rev)
+	if err == nil || !errors.Is(err, wire.ErrTimeout) || ctx.Err() != nil {
+		return s, err
+	}
+	q := e.Target.Quiet()
+	release := q.Hush(ctx, e.Target.Timeout)
+	defer release()
+	q.CountReask()
+	s, err2 := e.Target.Open(session.Unhushed(ctx), rev)
+	if err2 != nil {
+		return nil, fmt.Errorf("%w; and again, with the harness otherwise idle: %v", err, err2)
+	}
+	q.CountAnswered()
+	e.Target.Recorder.Note(s.Conn().Name(), fmt.Sprintf("a %s handshake timed out while the harness was busy (%v); this one, with the harness otherwise idle, succeeded", rev, err))
+	return s, nil
+}
+
 // unconfirmed turns the check's FAIL or ERROR into what the one grader
 // makes of a defect that did not show again (judge: unconfirmed), at most
 // a WARN: the silence it rested on was the harness's load.
@@ -160,6 +228,12 @@ func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
 	for _, c := range crashes {
 		t.out.Notes = append(t.out.Notes, "note: not reported as a liveness failure: "+c.msg)
 	}
+}
+
+// sameRev reports whether conn was opened for the check's revision.
+func (t *T) sameRev(conn string) bool {
+	rev, ok := t.Env.Target.RevisionOf(conn)
+	return !ok || rev == t.Rev
 }
 
 // mineConn is T.mine for a connection name.

@@ -314,7 +314,7 @@ func (t *T) Fresh() *session.Session {
 
 // Open opens a new connection and performs the era's handshake.
 func (t *T) Open() *session.Session {
-	s, err := t.Env.Target.Open(t.Ctx, t.Rev)
+	s, err := t.Env.OpenQuietly(t.Ctx, t.Rev)
 	if err != nil {
 		t.Error("could not open a %s session: %v", t.Rev, err)
 	}

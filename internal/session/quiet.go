@@ -86,6 +86,20 @@ func (q *Quiet) Stats() QuietStats {
 	return QuietStats{Hushes: q.hushes.Load(), Waited: q.waited.Load(), Reasked: q.reasked.Load(), Answered: q.answered.Load()}
 }
 
+// CountReask and CountAnswered count a re-ask made without Reask (a
+// handshake tried again on a new connection) and its success.
+func (q *Quiet) CountReask() {
+	if q != nil {
+		q.reasked.Add(1)
+	}
+}
+
+func (q *Quiet) CountAnswered() {
+	if q != nil {
+		q.answered.Add(1)
+	}
+}
+
 type unhushedKey struct{}
 
 // Unhushed returns a context whose requests pass the gate while it is
@@ -93,6 +107,21 @@ type unhushedKey struct{}
 func Unhushed(ctx context.Context) context.Context {
 	return context.WithValue(ctx, unhushedKey{}, true)
 }
+
+type gatedKey struct{}
+
+// Gated reports whether ctx is that of a request that passed the gate
+// already (a session's: the connection need not gate it again).
+func Gated(ctx context.Context) bool { return ctx.Value(gatedKey{}) != nil }
+
+// Enter and Leave are enter and leave for a request a connection sends
+// without a session (a check writing on Session.Conn directly).
+func (q *Quiet) Enter(ctx context.Context) error { return q.enter(ctx) }
+func (q *Quiet) Leave()                          { q.leave() }
+
+// RecordSilence records x, a request written on s's connection directly
+// whose deadline expired.
+func (s *Session) RecordSilence(x Silence) { s.silence(x) }
 
 // enter waits at the gate (unless ctx is Unhushed) and counts a request in
 // flight; leave ends it.
@@ -314,7 +343,10 @@ func (s *Session) Reask(ctx context.Context, x Silence, grace time.Duration) (r 
 		r.What = m
 		resp, err = s.Call(ctx, m, nil, &CallOptions{Timeout: timeout})
 	} else {
-		so := &wire.SendOptions{Decoded: built}
+		so := &wire.SendOptions{}
+		if built != nil { // never a typed nil: readers assert *jsonrpc.Message
+			so.Decoded = built
+		}
 		if x.Send != nil {
 			so.Header, so.Remove = x.Send.Header, x.Send.Remove
 		}
@@ -324,7 +356,9 @@ func (s *Session) Reask(ctx context.Context, x Silence, grace time.Duration) (r 
 		resp, err = s.callRaw(ctx, id, payload, so, timeout, x.Method, built != nil)
 	}
 	r.Took = time.Since(began)
-	r.Answered = resp != nil && resp.Msg != nil
+	// an answer: a JSON-RPC response, or over HTTP a reply that came in
+	// time without one (an HTTP error: not a silence)
+	r.Answered = resp != nil && (resp.Msg != nil || resp.Reply != nil && !errors.Is(err, wire.ErrTimeout))
 	if !r.Answered && errors.Is(err, wire.ErrTimeout) {
 		s.hung.Store(true)
 	}

@@ -31,6 +31,7 @@ func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.
 		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
 	}
 	defer s.opts.Quiet.leave()
+	ctx = context.WithValue(ctx, gatedKey{}, true)
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	hdr := s.headersFor(method, p)
@@ -52,9 +53,21 @@ func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOpti
 		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
 	}
 	defer s.opts.Quiet.leave()
+	ctx = context.WithValue(ctx, gatedKey{}, true)
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	return s.conn.Send(ctx, payload, so)
+	reply, err := s.conn.Send(ctx, payload, so)
+	if err != nil && errors.Is(err, wire.ErrTimeout) {
+		// over HTTP, the POST got no reply head in time
+		x := Silence{Payload: payload, Send: so, Timeout: s.opts.Timeout}
+		if m, derr := jsonrpc.Decode(bytes.TrimSpace(payload)); derr == nil && m.HasID {
+			x.ID = m.ID
+		} else {
+			x.Notification = true
+		}
+		s.silence(x)
+	}
+	return reply, err
 }
 
 // MarkRaw notes that a raw payload is being written on s's connection by

@@ -695,6 +695,7 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
 	}
 	defer s.opts.Quiet.leave()
+	ctx = context.WithValue(ctx, gatedKey{}, true)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	wellFormed := built || wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) != ""

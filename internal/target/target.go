@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -80,6 +81,8 @@ type Target struct {
 	// revOf maps a connection's name to the revision of the session it
 	// was wrapped in (RevisionOf).
 	revOf sync.Map
+	// sessionsByConn maps a connection's name to its session (gatedHTTP).
+	sessionsByConn sync.Map
 }
 
 // RevisionOf returns the revision of the session connection conn (a
@@ -107,7 +110,11 @@ func (t *Target) ConnName(base string, rev catalog.Revision) string {
 func (t *Target) wrap(conn wire.Conn, o session.Options) *session.Session {
 	t.sessions.Add(1)
 	t.revOf.Store(conn.Name(), o.Revision)
-	return session.New(conn, o)
+	s := session.New(conn, o)
+	if _, ok := conn.(*gatedHTTP); ok {
+		t.sessionsByConn.Store(conn.Name(), weak.Make(s)) // a fuzzer opens thousands
+	}
+	return s
 }
 
 // Faults returns the systematic faults recognised on every session of the
@@ -224,7 +231,7 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 	if t.URL != "" {
 		n := t.seq.Add(1)
 		hdr := t.Header.Clone()
-		return streamhttp.New(streamhttp.Options{
+		c, err := streamhttp.New(streamhttp.Options{
 			URL:      t.URL,
 			Name:     fmt.Sprintf("http#%d%s", n, suffix),
 			Header:   hdr,
@@ -232,6 +239,10 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 			Recorder: t.Recorder,
 			Client:   t.HTTPClient(),
 		})
+		if err != nil {
+			return nil, err
+		}
+		return &gatedHTTP{Conn: c, t: t}, nil
 	}
 	if !pooled {
 		return t.startStdio(false)
