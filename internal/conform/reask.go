@@ -83,7 +83,9 @@ func (t *T) confirmSilences() {
 		last = last[len(last)-maxReasks:]
 	}
 	timeout := t.Env.Target.Timeout
-	release := q.Hush(t.Ctx, timeout)
+	// the requests in flight end by their deadlines: a connection's first
+	// has the start-up deadline, the longest
+	release := q.Hush(t.Ctx, t.Env.Target.StartupDeadline())
 	ctx := session.Unhushed(t.Ctx)
 	var answered, silent []string
 	for _, x := range last {
@@ -200,7 +202,7 @@ func (e *Env) OpenQuietly(ctx context.Context, rev catalog.Revision) (*session.S
 		return s, err
 	}
 	q := e.Target.Quiet()
-	release := q.Hush(ctx, e.Target.Timeout)
+	release := q.Hush(ctx, e.Target.StartupDeadline())
 	defer release()
 	q.CountReask()
 	s, err2 := e.Target.Open(session.Unhushed(ctx), rev)

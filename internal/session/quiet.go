@@ -359,7 +359,9 @@ func (s *Session) Reask(ctx context.Context, x Silence, grace time.Duration) (r 
 	// an answer: a JSON-RPC response, or over HTTP a reply that came in
 	// time without one (an HTTP error: not a silence)
 	r.Answered = resp != nil && (resp.Msg != nil || resp.Reply != nil && !errors.Is(err, wire.ErrTimeout))
-	if !r.Answered && errors.Is(err, wire.ErrTimeout) {
+	if !r.Answered && errors.Is(err, wire.ErrTimeout) && s.Transport() != wire.HTTP {
+		// a stdio process that did not answer the re-ask is stuck; over
+		// HTTP every request is a new exchange, and each is re-asked
 		s.hung.Store(true)
 	}
 	if r.Answered {
