@@ -94,9 +94,13 @@ func (t *T) confirmSilences() {
 		case t.notReproduced(x, r):
 			answered = append(answered, fmt.Sprintf("%s on %s (%s)", r.What, x.Conn, r.how()))
 		case r.Answered:
-			silent = append(silent, fmt.Sprintf("%s on %s was answered, but the request it re-asked never was", r.What, x.Conn))
+			silent = append(silent, fmt.Sprintf("a re-ask of %s on %s was answered, but the request it re-asked never was", r.What, x.Conn))
+		case r.Hung:
+			silent = append(silent, fmt.Sprintf("%s: no re-ask, it left an earlier one unanswered", x.Conn))
+		case r.Ended:
+			silent = append(silent, fmt.Sprintf("%s: no re-ask, the connection had ended", x.Conn))
 		default:
-			silent = append(silent, fmt.Sprintf("%s on %s got no response within %s either", r.What, x.Conn, timeout))
+			silent = append(silent, fmt.Sprintf("a re-ask of %s on %s got no response within %s either", r.What, x.Conn, timeout))
 		}
 	}
 	release()
@@ -104,7 +108,7 @@ func (t *T) confirmSilences() {
 		return // the check's budget ended during the re-ask: nothing decided
 	}
 	if len(answered) == 0 {
-		t.out.Message += fmt.Sprintf(" (confirmed on a quiet connection with the harness otherwise idle: a re-ask of %s)", strings.Join(silent, "; "))
+		t.out.Message += fmt.Sprintf(" (confirmed with the harness otherwise idle: %s)", strings.Join(silent, "; "))
 		return
 	}
 	t.unconfirmed(crashes, answered)

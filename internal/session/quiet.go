@@ -285,8 +285,10 @@ func (s *Session) silence(x Silence) {
 type Reasked struct {
 	// Answered: the re-ask got an answer; Late: the original request got
 	// its answer after its deadline (by the time the re-ask ended, and a
-	// grace after its answer); Ended: the connection had ended.
-	Answered, Late, Ended bool
+	// grace after its answer); Ended: the connection had ended; Hung: the
+	// connection (a stdio process) left an earlier re-ask unanswered
+	// (nothing was sent for Ended and Hung).
+	Answered, Late, Ended, Hung bool
 	// What was sent, and how long the re-ask took.
 	What string
 	Took time.Duration
@@ -310,11 +312,11 @@ func (s *Session) Reask(ctx context.Context, x Silence, grace time.Duration) (r 
 		timeout = max(timeout, s.opts.Startup)
 	}
 	if s.hung.Load() {
-		r.What = "(a re-ask on this connection went unanswered before)"
+		r.Hung = true
 		return r
 	}
 	if closed, _ := s.Closed(); closed {
-		r.What, r.Ended = "(the connection ended)", true
+		r.Ended = true
 		return r
 	}
 	if q := s.opts.Quiet; q != nil {
