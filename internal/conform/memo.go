@@ -52,8 +52,8 @@ type memoEntry struct {
 	// takes the value).
 	from, to int64
 	done     chan struct{} // closed when the computation ended
-	v    any
-	ok   bool // v was computed (false: the computation ended its check)
+	v        any
+	ok       bool // v was computed (false: the computation ended its check)
 }
 
 // memoTable is the Env's memo storage.
