@@ -25,7 +25,9 @@ test:
 # (fuzz/gosdk_test.go, builds a go-sdk example), `go test -fuzz` from another
 # module (fuzz/native_test.go), the HTML report in headless Chromium
 # (reports/htmlbrowser_test.go) and the reference fixture's verdicts with
-# and without --parallel (fixtures/killmatrix/parallel_test.go), and the
+# and without --parallel (fixtures/killmatrix/parallel_test.go), the
+# verdicts against servers slow only under concurrency
+# (fixtures/killmatrix/load_test.go, ~3 minutes), and the
 # scripts of mcpconform repro for every kill-matrix row's FAIL results
 # against the mutant and the reference (fixtures/killmatrix/repro_test.go)
 # and those of a go-sdk v1.8.0 example's crashes (internal/repro/gosdk_test.go,
@@ -33,7 +35,7 @@ test:
 # runs every kill-matrix row again (~13 minutes on a loaded machine); the
 # campaigns' shrinking is bounded in time, so they run on their own, not
 # beside the kill matrix.
-SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestReproScripts|TestReproGoSDK
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestLoadIndependentVerdicts|TestReproScripts|TestReproGoSDK
 test-slow:
 	$(GO) test -tags slow -count=1 -timeout 40m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
 

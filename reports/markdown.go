@@ -115,6 +115,9 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 	if line := PolicyLine(r); line != "" {
 		fmt.Fprintf(&b, "\n%s\n", mdText(line, 300))
 	}
+	if line := BackoffLine(r); line != "" {
+		fmt.Fprintf(&b, "\n%s\n", mdText(line, 400))
+	}
 	if s.Hollow {
 		fmt.Fprintf(&b, "\n> ⚠️ **Hollow run:** %s\n", mdText(s.HollowReason, 300))
 	}

@@ -65,6 +65,9 @@ func Terminal(w io.Writer, r *Report, files []string) {
 	if line := PerformanceLine(r); line != "" {
 		fmt.Fprintf(w, "%s\n", line)
 	}
+	if line := BackoffLine(r); line != "" {
+		fmt.Fprintf(w, "%s\n", line)
+	}
 	if s.Hollow {
 		fmt.Fprintf(w, "WARNING: hollow run — %s\n", s.HollowReason)
 	}

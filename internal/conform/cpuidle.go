@@ -3,7 +3,9 @@ package conform
 import (
 	"bytes"
 	"os"
+	"runtime"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -14,7 +16,18 @@ type cpuIdle struct {
 	at         time.Time
 	idle, all  uint64
 	lastAnswer bool
+	// self is the CPU time our own process had used at the last sample
+	// (ownShare): the checks run on GOMAXPROCS Ps, and a worker more
+	// beside a saturated one only makes every answer wait for us.
+	self time.Duration
+	// busySelf counts the samples that found our own process saturated.
+	busySelf int
 }
+
+// ownShare is the share of the checks' Ps our own process may keep busy
+// before spare says no: beyond it our own work, not the server, is what
+// a check waits for.
+const ownShare = 0.8
 
 // idleShare is the share of CPU time spent idle since the last sample above
 // which the machine has CPU to spare.
@@ -31,16 +44,31 @@ func (c *cpuIdle) spare() bool {
 	if !c.at.IsZero() && now.Sub(c.at) < cpuSample {
 		return c.lastAnswer
 	}
+	self := selfCPU()
+	ownBusy := false
+	if !c.at.IsZero() && self > c.self {
+		ownBusy = float64(self-c.self) >= ownShare*float64(runtime.GOMAXPROCS(0))*float64(now.Sub(c.at))
+	}
+	if ownBusy {
+		c.busySelf++
+	}
 	idle, all, ok := readCPU()
-	if !ok {
-		return true
+	answer := !ownBusy
+	if ok && !c.at.IsZero() && all > c.all {
+		answer = answer && float64(idle-c.idle)/float64(all-c.all) >= idleShare
 	}
-	answer := true
-	if !c.at.IsZero() && all > c.all {
-		answer = float64(idle-c.idle)/float64(all-c.all) >= idleShare
-	}
-	c.at, c.idle, c.all, c.lastAnswer = now, idle, all, answer
+	c.at, c.idle, c.all, c.self, c.lastAnswer = now, idle, all, self, answer
 	return answer
+}
+
+// selfCPU is the CPU time (user and system) our process used so far (0
+// where getrusage is not available).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // readCPU returns the idle (idle and iowait) and total jiffies of all CPUs.

@@ -339,6 +339,7 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 		// it starts included.
 		pprof.Do(ctx, pprof.Labels("check", req.ID+"/"+string(rev)), func(context.Context) { fn(t) })
 	}()
+	t.confirmSilences()
 	t.finish()
 	out := t.out
 	out.Started, out.Elapsed, out.Waited = started, time.Since(started), t.waited

@@ -91,6 +91,8 @@ type Env struct {
 	retired sync.Map
 	// memos holds the work checks share (Memo).
 	memos memoTable
+	// reasks holds the re-asks of silences made so far (reaskOnce).
+	reasks sync.Map
 	// catalogGen counts the catalog changes checks made (FireTrigger,
 	// RestoreCatalog): T.Listing's walks are kept per generation.
 	catalogGen atomic.Int64
@@ -196,6 +198,9 @@ func SetEnv(e *Env) {
 	if e.SpecBudget <= 0 {
 		e.SpecBudget = 60 * time.Second
 	}
+	if e.Target != nil {
+		e.memos.seq = e.Target.Recorder.Seq
+	}
 	envMu.Lock()
 	current = e
 	envMu.Unlock()
@@ -251,7 +256,7 @@ func (e *Env) sharedOf(ctx context.Context, rev catalog.Revision, worker int) (*
 			return nil, sh.err
 		}
 	}
-	s, err := e.Target.Open(ctx, rev)
+	s, err := e.OpenQuietly(ctx, rev)
 	if err != nil {
 		err = fmt.Errorf("could not open a %s session: %w", rev, err)
 	}

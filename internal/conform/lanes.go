@@ -3,11 +3,13 @@ package conform
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/target"
 )
 
 // Lanes (--parallel): the checks of each revision run in a lane of their
@@ -57,6 +59,18 @@ type lanes struct {
 	// cheap tells whether a new worker's shared session costs next to
 	// nothing (steal); tests replace it.
 	cheap func() bool
+
+	// asked is the width --parallel asked for; width may be less (what
+	// our side can serve: MaxWorkers). starting tells how many start-ups
+	// are under way, startMax how many may overlap before grow waits;
+	// tests replace them. heldBack counts the checks during which grow
+	// did not start a worker for our own load (our CPU, start-ups), capped
+	// those during which the width cap refused one (both under mu).
+	asked    int
+	starting func() int
+	startMax int
+	heldBack int
+	capped   int
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -198,8 +212,14 @@ func (c *laneCheck) exclusive(name string) {
 // built for the run; Env.StopLanes ends the lanes.
 func (e *Env) UseLanes(width int, order map[catalog.Revision][]string) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	e.lanes = &lanes{env: e, width: max(width, 1), order: order, jobs: map[specKey]*job{},
-		ctx: ctx, cancel: cancel, slots: make(chan struct{}, max(width, 1))}
+	asked := max(width, 1)
+	width = min(asked, MaxWorkers())
+	e.lanes = &lanes{env: e, width: width, asked: asked, order: order, jobs: map[specKey]*job{},
+		ctx: ctx, cancel: cancel, slots: make(chan struct{}, width),
+		startMax: target.MaxStarting()}
+	if e.Target != nil {
+		e.lanes.starting = e.Target.Starting
+	}
 	e.lanes.spare = e.lanes.idle.spare
 	e.lanes.cheap = func() bool {
 		st := e.Target.Stats()
@@ -347,13 +367,60 @@ func (l *lanes) allHandedOut() bool {
 // checks or more are left: the new worker's shared session costs a
 // start-up, which the last few checks do not pay back (the TypeScript
 // everything server grew a worker, and a Node process, for two checks).
-func (l *lanes) grow(rl *revLane) {
+//
+// It returns why it did not start a worker for our own side's sake
+// (held: our process or the machine busy, start-ups overlapping; capped:
+// the width MaxWorkers allows), for Backoff.
+func (l *lanes) grow(rl *revLane) (held, capped bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	left := len(rl.jobs) - rl.next
-	if l.ctx.Err() == nil && left > 0 && rl.workers < l.width && (left >= stealMin || l.cheap()) && l.spare() {
-		l.spawn(rl)
+	if l.ctx.Err() != nil || left == 0 || !(left >= stealMin || l.cheap()) {
+		return false, false
 	}
+	if rl.workers >= l.width {
+		return false, l.width < l.asked && rl.workers < l.asked
+	}
+	// What our side can serve: not while our own process keeps its Ps
+	// busy or the machine has no CPU to spare (spare), nor while as many
+	// start-ups overlap as the machine has cores (a new worker's shared
+	// session is one more, and every one of them gets slower).
+	if !l.spare() || (l.starting != nil && l.starting() >= l.startMax) {
+		return true, false
+	}
+	l.spawn(rl)
+	return false, false
+}
+
+// MaxWorkers is the most checks the lanes run at once, whatever
+// --parallel asks: workersPerCPU per core (the checks share GOMAXPROCS Ps
+// and the machine's cores with the server), at least minWorkers. Beyond
+// it a slow server's answers wait for our own work.
+func MaxWorkers() int { return max(minWorkers, workersPerCPU*runtime.NumCPU()) }
+
+const (
+	workersPerCPU = 4
+	minWorkers    = 4
+)
+
+// Backoff says how the lanes held back for our own load: the width they
+// took (and the one --parallel asked), the checks during which grow did
+// not start a worker because our process or the machine was busy or
+// start-ups overlapped, and those during which the width cap refused one.
+type Backoff struct {
+	Width, Asked     int
+	HeldBack, Capped int
+}
+
+// Backoff returns the lanes' Backoff (zero without lanes).
+func (e *Env) Backoff() Backoff {
+	if e.lanes == nil {
+		return Backoff{}
+	}
+	l := e.lanes
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Backoff{Width: l.width, Asked: l.asked, HeldBack: l.heldBack, Capped: l.capped}
 }
 
 // steal starts a worker on the lane with the most checks still to hand
@@ -421,6 +488,7 @@ func (l *lanes) run(j *job, rl *revLane, worker int) (*Outcome, []string) {
 	slow := time.NewTimer(growAfter)
 	defer slow.Stop()
 	var interrupted <-chan time.Time
+	var wasHeld, wasCapped bool // counted for this check (Backoff)
 	ctxDone := l.ctx.Done()
 	abandon := func(why string) (*Outcome, []string) {
 		lc.release(true)
@@ -433,7 +501,18 @@ func (l *lanes) run(j *job, rl *revLane, worker int) (*Outcome, []string) {
 		case <-slow.C:
 			// asked again while the check runs: the CPU a start-up kept
 			// busy when it was slow enough may be idle a moment later
-			l.grow(rl)
+			held, capped := l.grow(rl)
+			if (held && !wasHeld) || (capped && !wasCapped) {
+				l.mu.Lock()
+				if held && !wasHeld {
+					l.heldBack++
+				}
+				if capped && !wasCapped {
+					l.capped++
+				}
+				l.mu.Unlock()
+			}
+			wasHeld, wasCapped = wasHeld || held, wasCapped || capped
 			slow.Reset(growAfter)
 		case <-budget.C:
 			return abandon(fmt.Sprintf("the check did not end within its budget of %s (and %s more): abandoned", l.env.SpecBudget, laneGrace))

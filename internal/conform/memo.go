@@ -47,15 +47,50 @@ type memoKey struct {
 }
 
 type memoEntry struct {
-	done chan struct{} // closed when the computation ended
-	v    any
-	ok   bool // v was computed (false: the computation ended its check)
+	// from and to are the recorder's positions before and after the
+	// computation (spans: its silences are those of every check that
+	// takes the value).
+	from, to int64
+	done     chan struct{} // closed when the computation ended
+	v        any
+	ok       bool // v was computed (false: the computation ended its check)
 }
 
 // memoTable is the Env's memo storage.
 type memoTable struct {
 	mu sync.Mutex
 	m  map[memoKey]*memoEntry
+	// seq reads the recorder's position (nil: spans are not kept); used
+	// holds, by the context of the check that took them, the spans of the
+	// values it took (spans).
+	seq  func() int64
+	used map[context.Context][]memoSpan
+}
+
+// memoSpan is the recorder positions a memo's computation spanned.
+type memoSpan struct{ from, to int64 }
+
+// took notes that the check of ctx took e's value.
+func (tb *memoTable) took(ctx context.Context, e *memoEntry) {
+	if tb.seq == nil {
+		return
+	}
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if tb.used == nil {
+		tb.used = map[context.Context][]memoSpan{}
+	}
+	tb.used[ctx] = append(tb.used[ctx], memoSpan{e.from, e.to})
+}
+
+// spans returns (and forgets) the spans of the values the check of ctx
+// took.
+func (tb *memoTable) spans(ctx context.Context) []memoSpan {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	sp := tb.used[ctx]
+	delete(tb.used, ctx)
+	return sp
 }
 
 // get returns k's value, computing it once; ok is false when ctx ended
@@ -75,6 +110,7 @@ func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any, lc 
 			tb.m[k] = e
 			tb.mu.Unlock()
 			tb.fill(k, e, compute)
+			tb.took(ctx, e)
 			return e.v, true, waited
 		}
 		tb.mu.Unlock()
@@ -89,6 +125,7 @@ func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any, lc 
 		waited += time.Since(start)
 		lc.resume(held)
 		if e.ok {
+			tb.took(ctx, e)
 			return e.v, true, waited
 		}
 		// The computing caller ended without a value: compute it here.
@@ -108,6 +145,12 @@ func (tb *memoTable) fill(k memoKey, e *memoEntry, compute func() any) {
 		}
 		close(e.done)
 	}()
+	if tb.seq != nil {
+		e.from = tb.seq()
+	}
 	e.v = compute()
+	if tb.seq != nil {
+		e.to = tb.seq()
+	}
 	e.ok = true
 }

@@ -445,6 +445,36 @@ type Summary struct {
 	// the era detection could not reach (NA: their message names the
 	// probe's "no answer"); they count towards Hollow. Since 1.4.
 	Unreached int `json:"unreached,omitempty"`
+	// Backoff says how the harness held back for its own load (absent
+	// when it did not). Since 1.7.
+	Backoff *Backoff `json:"backoff,omitempty"`
+}
+
+// Backoff is how the harness held back so that its own load made no
+// verdict (issue 31): the most checks it ran at once and what --parallel
+// asked, the lane workers it did not start because our process or the
+// machine was busy or start-ups overlapped (HeldBack) or because of that
+// cap (Capped), how often it held the run quiet to re-ask a silence
+// (Quiet; QuietWaited of them waited for requests in flight), the
+// silences re-asked and how many of those were answered (their checks'
+// verdicts became at most WARN: slow under load, not reproduced), and
+// the start-up deadline learned from the slowest start-up.
+type Backoff struct {
+	Workers           int     `json:"workers,omitempty"`
+	Asked             int     `json:"asked,omitempty"`
+	HeldBack          int     `json:"heldBack,omitempty"`
+	Capped            int     `json:"capped,omitempty"`
+	Quiet             int64   `json:"quiet,omitempty"`
+	QuietWaited       int64   `json:"quietWaited,omitempty"`
+	Reasked           int64   `json:"reasked,omitempty"`
+	Answered          int64   `json:"answered,omitempty"`
+	SlowestStartupMs  float64 `json:"slowestStartupMs,omitempty"`
+	StartupDeadlineMs float64 `json:"startupDeadlineMs,omitempty"`
+}
+
+// Any reports whether the harness held back at all.
+func (b *Backoff) Any() bool {
+	return b != nil && (b.Workers < b.Asked || b.HeldBack > 0 || b.Capped > 0 || b.Quiet > 0 || b.Reasked > 0)
 }
 
 // OtherRevisionPrefix starts the message of the NA result of a requirement

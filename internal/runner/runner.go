@@ -317,6 +317,9 @@ func Run(cfg Config) (*Outcome, error) {
 		})
 		rep.Stderr = tg.Recorder.Redactor().String(stderrOf(env))
 		rep.Performance = performanceOf(env)
+		if b := backoffOf(env); b.Any() {
+			rep.Summary.Backoff = b
+		}
 		validReport(rep)
 		out.Report = rep
 	})

@@ -2,9 +2,11 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire"
 	"github.com/mcpconform/mcpconform/internal/wire/streamhttp"
 )
 
@@ -58,4 +60,58 @@ func NameFor(method string, params json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// ModernMeta returns the _meta a well-behaved 2026-07-28 client sends.
+func (s *Session) ModernMeta() map[string]any {
+	return map[string]any{
+		MetaProtocolVersion:    string(catalog.Modern),
+		MetaClientCapabilities: map[string]any{},
+		MetaClientInfo:         map[string]any{"name": ClientName, "version": ClientVersion},
+	}
+}
+
+func withMeta(params any, meta map[string]any) (json.RawMessage, error) {
+	obj := map[string]json.RawMessage{}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if string(b) != "null" {
+			if err := json.Unmarshal(b, &obj); err != nil {
+				return nil, fmt.Errorf("params must be a JSON object to carry _meta: %w", err)
+			}
+		}
+	}
+	merged := map[string]any{}
+	if old, ok := obj["_meta"]; ok {
+		_ = json.Unmarshal(old, &merged)
+	}
+	for k, v := range meta {
+		merged[k] = v
+	}
+	mb, err := json.Marshal(merged)
+	if err != nil {
+		return nil, err
+	}
+	obj["_meta"] = mb
+	return json.Marshal(obj)
+}
+
+// headersFor returns the MCP HTTP headers for a request or notification.
+func (s *Session) headersFor(method string, params json.RawMessage) http.Header {
+	if s.conn.Transport() != wire.HTTP {
+		return http.Header{}
+	}
+	s.mu.Lock()
+	sid, negotiated := s.sessionID, s.negotiated
+	s.mu.Unlock()
+	return HTTPHeaders(s.Modern(), sid, negotiated, method, params)
+}
+
+func (s *Session) legacyHeaders() http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return HTTPHeaders(false, s.sessionID, s.negotiated, "", nil)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -25,8 +27,17 @@ func (s *Session) Notify(ctx context.Context, method string, params any) (*wire.
 	} else {
 		payload = jsonrpc.Notification(method, p)
 	}
+	if err := s.opts.Quiet.enter(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
+	}
+	defer s.opts.Quiet.leave()
+	ctx = context.WithValue(ctx, gatedKey{}, true)
 	hdr := s.headersFor(method, p)
-	return s.sendHeld(ctx, payload, &wire.SendOptions{Header: hdr})
+	reply, err := s.sendHeld(ctx, payload, &wire.SendOptions{Header: hdr})
+	if err != nil && errors.Is(err, wire.ErrTimeout) {
+		s.silence(Silence{Method: method, Notification: true, Timeout: s.opts.Timeout})
+	}
+	return reply, err
 }
 
 // sendHeld sends payload with the session's timeout and keeps the request
@@ -55,7 +66,23 @@ func (s *Session) SendRaw(ctx context.Context, payload []byte, so *wire.SendOpti
 		s.junk.Store(true)
 	}
 	s.markRaw()
-	return s.sendHeld(ctx, payload, so)
+	if err := s.opts.Quiet.enter(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
+	}
+	defer s.opts.Quiet.leave()
+	ctx = context.WithValue(ctx, gatedKey{}, true)
+	reply, err := s.sendHeld(ctx, payload, so)
+	if err != nil && errors.Is(err, wire.ErrTimeout) {
+		// over HTTP, the POST got no reply head in time
+		x := Silence{Payload: payload, Send: so, Timeout: s.opts.Timeout}
+		if m, derr := jsonrpc.Decode(bytes.TrimSpace(payload)); derr == nil && m.HasID {
+			x.ID = m.ID
+		} else {
+			x.Notification = true
+		}
+		s.silence(x)
+	}
+	return reply, err
 }
 
 // MarkRaw notes that a raw payload is being written on s's connection by

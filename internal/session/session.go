@@ -65,6 +65,10 @@ type Options struct {
 	// connection instead (it includes a new process's start-up, which
 	// several processes started at once on a loaded machine stretch).
 	Startup time.Duration
+	// Quiet, when set, is the run's quiet gate: every request waits at it
+	// while the run is held quiet, and a request whose deadline expires is
+	// recorded there for a re-ask (Quiet, Reask).
+	Quiet *Quiet
 }
 
 // Event is an incoming frame that was not the answer to a call: a
@@ -217,6 +221,9 @@ type Session struct {
 	warm   atomic.Bool // a call of this session was answered (latency)
 	// answered: a call of this session got its response (Startup)
 	answered atomic.Bool
+	// hung: a re-ask on this connection went unanswered (Reask), and
+	// nothing was answered since
+	hung atomic.Bool
 	// junk: something not a well-formed request or notification was
 	// written on this connection (a blank line, an invalid request, raw
 	// bytes); the server may answer it with "id": null at any later time,
@@ -632,7 +639,12 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 	// params that are not an object (no need to decode it again), and
 	// decoded already (the observer takes it with the frame).
 	wellFormed := method != "" && id.Valid() && (p == nil || (len(p) > 0 && p[0] == '{'))
-	resp, err := s.callRaw(ctx, id, payload, &wire.SendOptions{Header: hdr, Remove: o.Remove, Decoded: built}, o.Timeout, method, wellFormed)
+	so := &wire.SendOptions{Header: hdr, Remove: o.Remove, Decoded: built}
+	first := !s.answered.Load()
+	resp, err := s.callRaw(ctx, id, payload, so, o.Timeout, method, wellFormed)
+	if err != nil && errors.Is(err, wire.ErrTimeout) {
+		s.silence(Silence{Method: method, Params: p, ID: id, Own: o.ID == nil, Send: so, Timeout: s.deadline(o.Timeout, first), First: first})
+	}
 	s.observe(method, resp, err)
 	if method == "tools/call" && err == nil && resp != nil && resp.Msg != nil {
 		if m, ok := params.(map[string]any); ok {
@@ -648,7 +660,24 @@ func (s *Session) Call(ctx context.Context, method string, params any, o *CallOp
 // with that id.
 func (s *Session) CallRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so *wire.SendOptions, timeout time.Duration) (*Response, error) {
 	s.markRaw()
-	return s.callRaw(ctx, id, payload, so, timeout, "", false)
+	first := !s.answered.Load()
+	resp, err := s.callRaw(ctx, id, payload, so, timeout, "", false)
+	if err != nil && errors.Is(err, wire.ErrTimeout) {
+		s.silence(Silence{ID: id, Payload: payload, Send: so, Timeout: s.deadline(timeout, first), First: first})
+	}
+	return resp, err
+}
+
+// deadline is the deadline of a call given timeout (0: the session's)
+// when first is whether no call of the connection was answered yet.
+func (s *Session) deadline(timeout time.Duration, first bool) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	if first && s.opts.Startup > s.opts.Timeout {
+		return s.opts.Startup
+	}
+	return s.opts.Timeout
 }
 
 // callRaw is CallRaw; method is set for a request built by Call, and built
@@ -660,6 +689,13 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 			timeout = s.opts.Startup
 		}
 	}
+	// The request boundary: while the run is held quiet (a re-ask), the
+	// request waits here, before its deadline starts.
+	if err := s.opts.Quiet.enter(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the harness's quiet: %w", err)
+	}
+	defer s.opts.Quiet.leave()
+	ctx = context.WithValue(ctx, gatedKey{}, true)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	wellFormed := built || wellFormedMethod(bytes.TrimSuffix(payload, []byte("\n"))) != ""
@@ -724,6 +760,7 @@ func (s *Session) callRaw(ctx context.Context, id jsonrpc.ID, payload []byte, so
 	resp.clean = c.clean
 	if resp.Msg != nil {
 		s.answered.Store(true)
+		s.hung.Store(false)
 	}
 	if resp.Msg == nil {
 		if closed, cerr := s.Closed(); closed && reply == nil {
@@ -746,58 +783,4 @@ func (s *Session) withReply(c *call, reply *wire.Reply) *Response {
 		delete(s.byExch, reply.Exchange)
 	}
 	return resp
-}
-
-// ModernMeta returns the _meta a well-behaved 2026-07-28 client sends.
-func (s *Session) ModernMeta() map[string]any {
-	return map[string]any{
-		MetaProtocolVersion:    string(catalog.Modern),
-		MetaClientCapabilities: map[string]any{},
-		MetaClientInfo:         map[string]any{"name": ClientName, "version": ClientVersion},
-	}
-}
-
-func withMeta(params any, meta map[string]any) (json.RawMessage, error) {
-	obj := map[string]json.RawMessage{}
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return nil, err
-		}
-		if string(b) != "null" {
-			if err := json.Unmarshal(b, &obj); err != nil {
-				return nil, fmt.Errorf("params must be a JSON object to carry _meta: %w", err)
-			}
-		}
-	}
-	merged := map[string]any{}
-	if old, ok := obj["_meta"]; ok {
-		_ = json.Unmarshal(old, &merged)
-	}
-	for k, v := range meta {
-		merged[k] = v
-	}
-	mb, err := json.Marshal(merged)
-	if err != nil {
-		return nil, err
-	}
-	obj["_meta"] = mb
-	return json.Marshal(obj)
-}
-
-// headersFor returns the MCP HTTP headers for a request or notification.
-func (s *Session) headersFor(method string, params json.RawMessage) http.Header {
-	if s.conn.Transport() != wire.HTTP {
-		return http.Header{}
-	}
-	s.mu.Lock()
-	sid, negotiated := s.sessionID, s.negotiated
-	s.mu.Unlock()
-	return HTTPHeaders(s.Modern(), sid, negotiated, method, params)
-}
-
-func (s *Session) legacyHeaders() http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return HTTPHeaders(false, s.sessionID, s.negotiated, "", nil)
 }

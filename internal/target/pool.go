@@ -99,6 +99,7 @@ func (t *Target) refill() {
 		p.starting.Add(1)
 		go func() {
 			defer p.starting.Done()
+			t.waitQuiet()
 			c, err := t.startStdio(true)
 			p.mu.Lock()
 			p.inflight--
@@ -133,7 +134,9 @@ func (t *Target) take(later bool) *stdio.Conn {
 	// A process being started (fork and exec: milliseconds) is waited
 	// for rather than another started beside it: it would start no sooner,
 	// and the one being started would end unused.
-	for len(p.idle) == 0 && p.inflight > 0 && !p.closed {
+	// (Not while the run is held quiet: those wait for the quiet to end,
+	// and the re-ask that holds it may need a process.)
+	for len(p.idle) == 0 && p.inflight > 0 && !p.closed && !t.quiet.Holding() {
 		if p.started == nil {
 			p.started = sync.NewCond(&p.mu)
 		}
@@ -166,11 +169,11 @@ func (t *Target) take(later bool) *stdio.Conn {
 
 // refillAfterAnswer replaces a process taken from the pool once the
 // server has sent something on s (its start-up is over), or ended, or
-// StartupFactor × the timeout passed: a process still starting up when a
+// the start-up deadline passed: a process still starting up when a
 // check took it gets the CPU before its replacement (on a loaded machine
 // a Node or .NET start-up is CPU-bound, and the check waits for it).
 func (t *Target) refillAfterAnswer(s *session.Session) {
-	ctx, cancel := context.WithTimeout(context.Background(), StartupFactor*t.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), t.StartupDeadline())
 	defer cancel()
 	s.WaitEvent(ctx, 0, func(e session.Event) bool { return e.Frame.Dir == wire.In })
 	t.refill()

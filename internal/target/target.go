@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/session"
@@ -68,6 +69,10 @@ type Target struct {
 	hsWall   time.Duration
 	// pool: stdio processes started ahead of need (StartPool).
 	pool pool
+	// starts: the start-ups observed (StartupDeadline); quiet: the run's
+	// quiet gate (Quiet).
+	starts startups
+	quiet  session.Quiet
 	// client is the HTTP client every connection to URL shares (its idle
 	// TCP connections are reused across sessions, as a real client's
 	// are); made by the first connect, its idle connections closed by
@@ -76,6 +81,8 @@ type Target struct {
 	// revOf maps a connection's name to the revision of the session it
 	// was wrapped in (RevisionOf).
 	revOf sync.Map
+	// sessionsByConn maps a connection's name to its session (gatedHTTP).
+	sessionsByConn sync.Map
 }
 
 // RevisionOf returns the revision of the session connection conn (a
@@ -103,7 +110,11 @@ func (t *Target) ConnName(base string, rev catalog.Revision) string {
 func (t *Target) wrap(conn wire.Conn, o session.Options) *session.Session {
 	t.sessions.Add(1)
 	t.revOf.Store(conn.Name(), o.Revision)
-	return session.New(conn, o)
+	s := session.New(conn, o)
+	if _, ok := conn.(*gatedHTTP); ok {
+		t.sessionsByConn.Store(conn.Name(), weak.Make(s)) // a fuzzer opens thousands
+	}
+	return s
 }
 
 // Faults returns the systematic faults recognised on every session of the
@@ -173,7 +184,10 @@ func (t *Target) handshakeSpan(begin bool) {
 }
 
 func (t *Target) sessionOptions(rev catalog.Revision) session.Options {
-	return session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder, Latency: &t.lat, Faults: &t.faults}
+	// A connection's first answer includes its start-up: it has a
+	// deadline of its own (StartupDeadline).
+	return session.Options{Revision: rev, Timeout: t.Timeout, Recorder: t.Recorder, Latency: &t.lat, Faults: &t.faults,
+		Startup: t.StartupDeadline(), Quiet: &t.quiet}
 }
 
 // Transport returns wire.Stdio or wire.HTTP.
@@ -217,7 +231,7 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 	if t.URL != "" {
 		n := t.seq.Add(1)
 		hdr := t.Header.Clone()
-		return streamhttp.New(streamhttp.Options{
+		c, err := streamhttp.New(streamhttp.Options{
 			URL:      t.URL,
 			Name:     fmt.Sprintf("http#%d%s", n, suffix),
 			Header:   hdr,
@@ -225,6 +239,10 @@ func (t *Target) connect(bearer, suffix string, pooled bool) (wire.Conn, error) 
 			Recorder: t.Recorder,
 			Client:   t.HTTPClient(),
 		})
+		if err != nil {
+			return nil, err
+		}
+		return &gatedHTTP{Conn: c, t: t}, nil
 	}
 	if !pooled {
 		return t.startStdio(false)
@@ -274,22 +292,17 @@ func (t *Target) Session(rev catalog.Revision) (*session.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := t.sessionOptions(rev)
-	if sc, ok := conn.(*stdio.Conn); ok && sc.Prestarted() {
-		// started with others ahead of need: its start-up, stretched on a
-		// loaded machine, is not a hung server (as SessionStarting)
-		o.Startup = StartupFactor * t.Timeout
-	}
-	return t.newSession(conn, o), nil
+	return t.newSession(conn, t.sessionOptions(rev)), nil
 }
 
-// StartupFactor multiplies the timeout for the first answer of a process a
-// check starts alongside others (SessionStarting, OpenStarting).
+// StartupFactor multiplies the timeout for the floor of the start-up
+// deadline (StartupDeadline): the first answer of every connection.
 const StartupFactor = 3
 
 // SessionStarting is Session for a connection opened at the same time as
-// others: its first call may take StartupFactor × the timeout (a process's
-// start-up, stretched on a loaded machine, is not a hung server). It takes
+// others (every session's first call has the start-up deadline: a
+// process's start-up, stretched on a loaded machine, is not a hung
+// server). It takes
 // a process started ahead of need when one is ready, as Session does: a
 // group whose sessions are compared with each other (a call's time in one
 // is its natural duration in another) lines them up after their
@@ -299,9 +312,7 @@ func (t *Target) SessionStarting(rev catalog.Revision) (*session.Session, error)
 	if err != nil {
 		return nil, err
 	}
-	o := t.sessionOptions(rev)
-	o.Startup = StartupFactor * t.Timeout
-	return t.newSession(conn, o), nil
+	return t.newSession(conn, t.sessionOptions(rev)), nil
 }
 
 // OpenStarting is SessionStarting followed by the era's handshake.
@@ -341,6 +352,7 @@ func (t *Target) handshake(ctx context.Context, s *session.Session, rev catalog.
 		s.Close()
 		return nil, err
 	}
+	t.observeStartup(time.Since(start))
 	return s, nil
 }
 
@@ -598,9 +610,7 @@ func (t *Target) legacyProbeSession(early *stdio.Conn, waitModern func()) (*sess
 			waitModern()
 		default:
 			early.Adopt()
-			o := t.sessionOptions(catalog.LatestLegacy)
-			o.Startup = StartupFactor * t.Timeout // started alongside the modern probe's process
-			return t.wrap(early, o), nil
+			return t.wrap(early, t.sessionOptions(catalog.LatestLegacy)), nil
 		}
 	}
 	return t.Session(catalog.LatestLegacy)

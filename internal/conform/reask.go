@@ -1,0 +1,258 @@
+package conform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/judge"
+	"github.com/mcpconform/mcpconform/internal/session"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// A silence is graded only once it survived a re-ask (issue 31): a check
+// that ends FAIL or ERROR after one of its requests went unanswered for
+// the whole per-response timeout (or a POSTed notification got no reply),
+// the one thing the harness's own load can cause, is held until the
+// re-ask decided it. The run is held quiet (session.Quiet.Hush: the other
+// lanes' requests wait at their next request boundary, processes are no
+// longer started ahead of need, and the requests in flight end), then
+// each silent request is sent again on its own connection with the full
+// timeout: the same method and params with a fresh id, a raw request as
+// it was, a ping (server/discover) for a notification. When a re-ask is
+// answered, the silence was ours — slow under load, not reproduced — and
+// the verdict is at most a WARN through the one grader (an unconfirmed
+// judgement), the liveness FAIL the check recorded is dropped. When none
+// is, the verdict stands and says that the silence was confirmed.
+//
+// This is the one place where silences become verdicts: T.Call's "no
+// response", T.NoAnswer, T.Crashed, an Open that timed out, and every
+// check's own handling of a timeout all end here.
+
+// maxReasks bounds the connections whose silences one check re-asks.
+const maxReasks = 3
+
+// pendingCrash is a liveness finding a check recorded (T.recordCrash),
+// committed to the run once the check's silences were confirmed.
+type pendingCrash struct{ msg, actual string }
+
+// confirmSilences re-asks the check's silences when its verdict rests on
+// them (see above), then commits its liveness findings.
+func (t *T) confirmSilences() {
+	memoSpans := t.Env.memos.spans(t.Ctx)
+	crashes := t.crashes
+	t.crashes = nil
+	defer func() {
+		for _, c := range crashes {
+			t.Env.recordLiveness(t, c.msg, c.actual)
+		}
+	}()
+	if t.out.Verdict != FAIL && t.out.Verdict != ERROR && len(crashes) == 0 || t.Ctx.Err() != nil || t.Env.Target == nil {
+		return
+	}
+	q := t.Env.Target.Quiet()
+	// The check's own silences, and those of the work it took from a memo
+	// (computed by another check: its error may be what this check
+	// reports).
+	sil := q.Since(t.startSeq, t.mineConn)
+	for _, sp := range memoSpans {
+		for _, x := range q.Since(sp.from, t.sameRev) {
+			if x.Seq <= sp.to {
+				sil = append(sil, x)
+			}
+		}
+	}
+	var last []session.Silence // the newest silence per connection
+	for _, x := range sil {
+		if !x.Full && !x.Notification {
+			continue // a check's own short wait for what may never come
+		}
+		if i := indexSession(last, x.Session); i >= 0 {
+			last[i] = x
+			continue
+		}
+		last = append(last, x)
+	}
+	if len(last) == 0 {
+		return
+	}
+	if len(last) > maxReasks {
+		last = last[len(last)-maxReasks:]
+	}
+	timeout := t.Env.Target.Timeout
+	// the requests in flight end by their deadlines: a connection's first
+	// has the start-up deadline, the longest
+	release := q.Hush(t.Ctx, t.Env.Target.StartupDeadline())
+	ctx := session.Unhushed(t.Ctx)
+	var answered, silent []string
+	for _, x := range last {
+		r := t.reaskOnce(ctx, x)
+		switch {
+		case t.notReproduced(x, r):
+			answered = append(answered, fmt.Sprintf("%s on %s (%s)", r.What, x.Conn, r.how()))
+		case r.Answered:
+			silent = append(silent, fmt.Sprintf("a re-ask of %s on %s was answered, but the request it re-asked never was", r.What, x.Conn))
+		case r.Hung:
+			silent = append(silent, fmt.Sprintf("%s: no re-ask, it left an earlier one unanswered", x.Conn))
+		case r.Ended:
+			silent = append(silent, fmt.Sprintf("%s: no re-ask, the connection had ended", x.Conn))
+		default:
+			silent = append(silent, fmt.Sprintf("a re-ask of %s on %s got no response within %s either", r.What, x.Conn, timeout))
+		}
+	}
+	release()
+	if t.Ctx.Err() != nil {
+		return // the check's budget ended during the re-ask: nothing decided
+	}
+	if len(answered) == 0 {
+		t.out.Message += fmt.Sprintf(" (confirmed with the harness otherwise idle: %s)", strings.Join(silent, "; "))
+		return
+	}
+	t.unconfirmed(crashes, answered)
+	crashes = nil
+}
+
+// reask re-asks x (session.Session.Reask). On a connection that ended, a
+// connection's first request (a handshake that timed out: "could not
+// open a session") is re-asked by opening a new session, with the
+// start-up deadline; over HTTP, where a connection is ours to end, any
+// request is re-asked on a new session.
+func (t *T) reask(ctx context.Context, x session.Silence) reasked {
+	closed, _ := x.Session.Closed()
+	if !closed || !(x.First || x.Session.Transport() == wire.HTTP) {
+		return reasked{x.Session.Reask(ctx, x, t.Window()), false}
+	}
+	began := time.Now()
+	s, err := t.Env.Target.Open(ctx, t.Rev)
+	r := reasked{session.Reasked{What: "a new " + string(t.Rev) + " session", Took: time.Since(began)}, true}
+	if err != nil {
+		return r
+	}
+	t.claim(s)
+	defer t.Env.CloseLater(s)
+	if x.First {
+		r.Answered = true
+		return r
+	}
+	y := x
+	y.Session, y.First = s, false
+	r.Reasked = s.Reask(ctx, y, t.Window())
+	r.What = y.Method + " on a new " + string(t.Rev) + " session"
+	if y.Method == "" {
+		r.What = "the request on a new " + string(t.Rev) + " session"
+	}
+	return r
+}
+
+// reaskOnce is reask, once per silence: the checks that took a memo's
+// value share the re-ask of its silences.
+func (t *T) reaskOnce(ctx context.Context, x session.Silence) reasked {
+	key := silenceKey{x.Conn, x.Seq}
+	if r, ok := t.Env.reasks.Load(key); ok {
+		return r.(reasked)
+	}
+	r := t.reask(ctx, x)
+	if ctx.Err() == nil {
+		t.Env.reasks.Store(key, r)
+	}
+	return r
+}
+
+type silenceKey struct {
+	conn string
+	seq  int64
+}
+
+// reasked is what a re-ask found; reopened: it opened a new session.
+type reasked struct {
+	session.Reasked
+	reopened bool
+}
+
+func (r reasked) how() string {
+	if r.Late {
+		return "the request itself was answered late; the re-ask in " + r.Took.Round(time.Millisecond).String()
+	}
+	return "answered in " + r.Took.Round(time.Millisecond).String()
+}
+
+// notReproduced decides a re-ask: the silence was the harness's load when
+// the request itself got its answer late (the re-ask, sent after it on
+// the same connection, was its barrier), or, where a late answer cannot
+// come — an HTTP request is abandoned at its deadline, a notification's
+// POST has no answer to wait for, a handshake's connection ended — when
+// the re-ask was answered. A request left unanswered while its re-ask was
+// answered was dropped: that silence is the server's (RPC-002).
+func (t *T) notReproduced(x session.Silence, r reasked) bool {
+	switch {
+	case r.Late:
+		return true
+	case !r.Answered:
+		return false
+	}
+	return r.reopened || x.Notification || x.Session.Transport() == wire.HTTP
+}
+
+// OpenQuietly is Target.Open, but a handshake that timed out (while the
+// harness was busy: other lanes, other start-ups) is tried once more with
+// the run held quiet before it is an error: a start-up slow under our own
+// load is not "could not open a session".
+func (e *Env) OpenQuietly(ctx context.Context, rev catalog.Revision) (*session.Session, error) {
+	s, err := e.Target.Open(ctx, rev)
+	if err == nil || !errors.Is(err, wire.ErrTimeout) || ctx.Err() != nil {
+		return s, err
+	}
+	q := e.Target.Quiet()
+	release := q.Hush(ctx, e.Target.StartupDeadline())
+	defer release()
+	q.CountReask()
+	s, err2 := e.Target.Open(session.Unhushed(ctx), rev)
+	if err2 != nil {
+		return nil, fmt.Errorf("%w; and again, with the harness otherwise idle: %v", err, err2)
+	}
+	q.CountAnswered()
+	e.Target.Recorder.Note(s.Conn().Name(), fmt.Sprintf("a %s handshake timed out while the harness was busy (%v); this one, with the harness otherwise idle, succeeded", rev, err))
+	return s, nil
+}
+
+// unconfirmed turns the check's FAIL or ERROR into what the one grader
+// makes of a defect that did not show again (judge: unconfirmed), at most
+// a WARN: the silence it rested on was the harness's load.
+func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
+	j := judge.Rule{Requirement: t.Req.ID}.Judge(t.Rev, true, false)
+	v := Verdict(j.Verdict)
+	if v == FAIL || v == ERROR || v == PASS {
+		v = WARN
+	}
+	was := t.out.Verdict
+	t.out.Verdict = v
+	t.out.Message = fmt.Sprintf("slow under load, not reproduced: a request went unanswered within %s while the harness was busy, and its re-ask, with the harness otherwise idle, was answered: %s; the %s it led to (%s) is not reported",
+		t.Env.Target.Timeout, strings.Join(answered, ", "), was, t.out.Message)
+	for _, c := range crashes {
+		t.out.Notes = append(t.out.Notes, "note: not reported as a liveness failure: "+c.msg)
+	}
+}
+
+// sameRev reports whether conn was opened for the check's revision.
+func (t *T) sameRev(conn string) bool {
+	rev, ok := t.Env.Target.RevisionOf(conn)
+	return !ok || rev == t.Rev
+}
+
+// mineConn is T.mine for a connection name.
+func (t *T) mineConn(conn string) bool {
+	f := wire.Frame{Conn: conn}
+	return t.mine(&f, 0)
+}
+
+func indexSession(xs []session.Silence, s *session.Session) int {
+	for i, x := range xs {
+		if x.Session == s {
+			return i
+		}
+	}
+	return -1
+}
