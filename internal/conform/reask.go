@@ -222,12 +222,22 @@ func (e *Env) OpenQuietly(ctx context.Context, rev catalog.Revision) (*session.S
 // makes of a defect that did not show again (judge: unconfirmed), at most
 // a WARN: the silence it rested on was the harness's load.
 func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
+	was := t.out.Verdict
+	if was == PASS {
+		// the check's own sentence held: the silence was only a
+		// liveness suspicion (KeepsAnswering), and it was not ours to
+		// report
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("note: slow under load, not reproduced: a request went unanswered within %s while the harness was busy, and its re-ask, with the harness otherwise idle, was answered: %s", t.Env.Target.Timeout, strings.Join(answered, ", ")))
+		for _, c := range crashes {
+			t.out.Notes = append(t.out.Notes, "note: not reported as a liveness failure: "+c.msg)
+		}
+		return
+	}
 	j := judge.Rule{Requirement: t.Req.ID}.Judge(t.Rev, true, false)
 	v := Verdict(j.Verdict)
 	if v == FAIL || v == ERROR || v == PASS {
 		v = WARN
 	}
-	was := t.out.Verdict
 	t.out.Verdict = v
 	t.out.Message = fmt.Sprintf("slow under load, not reproduced: a request went unanswered within %s while the harness was busy, and its re-ask, with the harness otherwise idle, was answered: %s; the %s it led to (%s) is not reported",
 		t.Env.Target.Timeout, strings.Join(answered, ", "), was, t.out.Message)

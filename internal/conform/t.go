@@ -238,7 +238,7 @@ func (t *T) KeepsAnswering(s *session.Session, after string) bool {
 		return true
 	}
 	t.RecordCrash("the server stopped answering after %s", after)
-	t.Note("the server stopped answering (%s) after %s: a FAIL of the liveness requirement %s, not of this one", m, after, LivenessID)
+	t.Note("the server did not answer a %s after %s: unless a re-ask on a quiet connection is answered, a FAIL of the liveness requirement %s, not of this one", m, after, LivenessID)
 	return false
 }
 
