@@ -69,6 +69,9 @@ type lanes struct {
 	asked    int
 	starting func() int
 	startMax int
+	// silenced tells whether a request of the run went unanswered for its
+	// whole deadline (grow narrows the lanes from then on).
+	silenced func() bool
 	heldBack int
 	capped   int
 
@@ -219,6 +222,8 @@ func (e *Env) UseLanes(width int, order map[catalog.Revision][]string) {
 		startMax: target.MaxStarting()}
 	if e.Target != nil {
 		e.lanes.starting = e.Target.Starting
+		q := e.Target.Quiet()
+		e.lanes.silenced = func() bool { return q.Recorded() > 0 }
 	}
 	e.lanes.spare = e.lanes.idle.spare
 	e.lanes.cheap = func() bool {
@@ -381,6 +386,11 @@ func (l *lanes) grow(rl *revLane) (held, capped bool) {
 	if rl.workers >= l.width {
 		return false, l.width < l.asked && rl.workers < l.asked
 	}
+	// Once a request went unanswered for its whole deadline, the server
+	// may be slow because of us: fewer checks at once from then on.
+	if l.silenced != nil && l.silenced() && len(l.slots) >= min(l.width, narrowWorkers()) {
+		return false, true
+	}
 	// What our side can serve: not while our own process keeps its Ps
 	// busy or the machine has no CPU to spare (spare), nor while as many
 	// start-ups overlap as the machine has cores (a new worker's shared
@@ -399,9 +409,13 @@ func (l *lanes) grow(rl *revLane) (held, capped bool) {
 func MaxWorkers() int { return max(minWorkers, workersPerCPU*runtime.NumCPU()) }
 
 const (
-	workersPerCPU = 4
+	workersPerCPU = 8
 	minWorkers    = 4
+	// narrowPerCPU: checks per core at once after a silence (grow).
+	narrowPerCPU = 4
 )
+
+func narrowWorkers() int { return max(minWorkers, narrowPerCPU*runtime.NumCPU()) }
 
 // Backoff says how the lanes held back for our own load: the width they
 // took (and the one --parallel asked), the checks during which grow did

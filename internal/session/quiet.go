@@ -251,6 +251,16 @@ func (q *Quiet) record(x Silence) {
 	q.sil = append(q.sil, x)
 }
 
+// Recorded counts the silences recorded so far.
+func (q *Quiet) Recorded() int64 {
+	if q == nil {
+		return 0
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.seq
+}
+
 // Since returns the silences recorded after recorder position seq whose
 // connection keep accepts (nil: every one), oldest first.
 func (q *Quiet) Since(seq int64, keep func(conn string) bool) []Silence {

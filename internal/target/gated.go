@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 	"weak"
 
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -28,11 +29,11 @@ func (c *gatedHTTP) Send(ctx context.Context, payload []byte, opts *wire.SendOpt
 	if session.Gated(ctx) {
 		return c.Conn.Send(ctx, payload, opts)
 	}
-	q := &c.t.quiet
-	if err := q.Enter(ctx); err != nil {
+	ctx, done, err := c.enter(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer q.Leave()
+	defer done()
 	reply, err := c.Conn.Send(ctx, payload, opts)
 	if err != nil && errors.Is(err, wire.ErrTimeout) {
 		if s := c.t.sessionOf(c.Name()); s != nil {
@@ -52,12 +53,35 @@ func (c *gatedHTTP) Do(ctx context.Context, method string, body []byte, opts *wi
 	if session.Gated(ctx) {
 		return c.Conn.Do(ctx, method, body, opts)
 	}
-	q := &c.t.quiet
-	if err := q.Enter(ctx); err != nil {
+	ctx, done, err := c.enter(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer q.Leave()
+	defer done()
 	return c.Conn.Do(ctx, method, body, opts)
+}
+
+// enter passes the gate. The caller's deadline is for the request, not
+// for the wait at the gate: the request gets what was left of it when it
+// arrived at the gate (the caller's cancellation still ends it).
+func (c *gatedHTTP) enter(ctx context.Context) (context.Context, func(), error) {
+	q := &c.t.quiet
+	dl, hasDL := ctx.Deadline()
+	left := time.Until(dl)
+	began := time.Now()
+	if err := q.Enter(context.WithoutCancel(ctx)); err != nil {
+		return ctx, func() {}, err
+	}
+	if !hasDL || time.Since(began) < time.Millisecond {
+		return ctx, q.Leave, nil
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), left)
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel() // cancelled by the caller, not timed out at the gate
+		}
+	})
+	return nctx, func() { stop(); cancel(); q.Leave() }, nil
 }
 
 // sessionOf returns the session wrapped around the connection named conn
