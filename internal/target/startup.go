@@ -67,9 +67,13 @@ func (t *Target) SlowestStartup() (time.Duration, int) {
 // before they are graded.
 func (t *Target) Quiet() *session.Quiet { return &t.quiet }
 
-// Starting reports how many start-ups are under way: handshakes and
-// processes being started ahead of need.
+// Starting reports how many process start-ups are under way on stdio:
+// handshakes and processes being started ahead of need (over HTTP a new
+// session costs the machine next to nothing while it waits: 0).
 func (t *Target) Starting() int {
+	if t.URL != "" {
+		return 0
+	}
 	t.hsMu.Lock()
 	n := t.hsActive
 	t.hsMu.Unlock()
