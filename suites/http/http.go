@@ -595,6 +595,7 @@ var _ = c.Area("http", func() {
 		resp, err := t.TryCall(s, "mcpconform/no-such-method", map[string]any{}, nil)
 		expect("the unknown method mcpconform/no-such-method", resp, err)
 		resp, err = t.TryCall(s, "initialize", session.InitializeParams(string(catalog.LatestLegacy)), nil)
+		replyOf(t, "initialize (removed in 2026-07-28) with 2026-07-28 headers and _meta", resp, err)
 		if t.Env.SupportsLegacy && (resp.IsResult() || (resp.Msg != nil && !resp.IsError())) {
 			t.Note("initialize with 2026-07-28 headers and _meta was served by this dual-era server as a legacy handshake")
 			return
