@@ -290,25 +290,37 @@ func (in input) answerOf(i int) int {
 // sent on a connection before the server closed it (or before a probe it
 // never answered), probes and the handshake left out.
 func pickCrash(in input) []int {
-	lastInput := func(conn string, before int) int {
+	// The inputs sent on conn before tx[before] since the server last said
+	// anything there: one of them stopped it, and nothing tells which (a
+	// row of notifications gets no answers to tell them apart), so the
+	// script replays them all, in order.
+	lastInputs := func(conn string, before int) []int {
+		var out []int
 		for i := before - 1; i >= 0; i-- {
-			if e := in.tx[i]; e.Conn == conn && sent(e) && !in.isProbe(e) && !handshakeMsg(e) {
-				return i
+			e := in.tx[i]
+			if e.Conn != conn {
+				continue
+			}
+			if e.Direction == "recv" && e.Kind == "message" {
+				break
+			}
+			if sent(e) && !in.isProbe(e) && !handshakeMsg(e) {
+				out = append([]int{i}, out...)
 			}
 		}
-		return -1
+		return out
 	}
 	for c, e := range in.tx {
 		if e.Kind == "closed" && e.Direction == "recv" && !strings.Contains(e.Note, "by harness") && in.unanswered(e.Conn, c) {
-			if i := lastInput(e.Conn, c); i >= 0 {
-				return []int{i}
+			if is := lastInputs(e.Conn, c); len(is) > 0 {
+				return is
 			}
 		}
 	}
 	for i, e := range in.tx {
 		if sent(e) && in.isProbe(e) && in.answerOf(i) < 0 {
-			if k := lastInput(e.Conn, i); k >= 0 {
-				return []int{k}
+			if is := lastInputs(e.Conn, i); len(is) > 0 {
+				return is
 			}
 		}
 	}
