@@ -32,6 +32,11 @@ import (
 // response", T.NoAnswer, T.Crashed, an Open that timed out, and every
 // check's own handling of a timeout all end here.
 
+// UnderLoad starts the message (or the note) of a verdict whose silence the
+// re-ask showed was the harness's own: no claim about the server, so the
+// kill matrix and the third-party corpus do not count it.
+const UnderLoad = "slow under load, not reproduced"
+
 // maxReasks bounds the connections whose silences one check re-asks.
 const maxReasks = 3
 
@@ -227,7 +232,7 @@ func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
 		// the check's own sentence held: the silence was only a
 		// liveness suspicion (KeepsAnswering), and it was not ours to
 		// report
-		t.out.Notes = append(t.out.Notes, fmt.Sprintf("note: slow under load, not reproduced: a request went unanswered within %s while the harness was busy, and its re-ask, with the harness otherwise idle, was answered: %s", t.Env.Target.Timeout, strings.Join(answered, ", ")))
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("note: "+UnderLoad+": a request went unanswered within %s while the harness was busy, and its re-ask, with the harness otherwise idle, was answered: %s", t.Env.Target.Timeout, strings.Join(answered, ", ")))
 		for _, c := range crashes {
 			t.out.Notes = append(t.out.Notes, "note: not reported as a liveness failure: "+c.msg)
 		}
@@ -239,7 +244,7 @@ func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
 		v = WARN
 	}
 	t.out.Verdict = v
-	t.out.Message = fmt.Sprintf("slow under load, not reproduced: a request went unanswered within %s while the harness was busy, and its re-ask, with the harness otherwise idle, was answered: %s; the %s it led to (%s) is not reported",
+	t.out.Message = fmt.Sprintf(UnderLoad+": a request went unanswered within %s while the harness was busy, and its re-ask, with the harness otherwise idle, was answered: %s; the %s it led to (%s) is not reported",
 		t.Env.Target.Timeout, strings.Join(answered, ", "), was, t.out.Message)
 	for _, c := range crashes {
 		t.out.Notes = append(t.out.Notes, "note: not reported as a liveness failure: "+c.msg)
