@@ -324,23 +324,13 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 	t := newT(ctx, env, req, rev, transport)
 	t.lane = lane
 	started := time.Now()
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(stopSignal); ok {
-					return
-				}
-				t.out.Verdict = ERROR
-				t.out.Message = fmt.Sprintf("check panicked: %v\n%s", r, debug.Stack())
-			}
-		}()
-		// The label attributes a CPU profile's samples to the check
-		// (MCPCONFORM_CPUPROFILE; go tool pprof -tags), the goroutines
-		// it starts included.
-		pprof.Do(ctx, pprof.Labels("check", req.ID+"/"+string(rev)), func(context.Context) { fn(t) })
-	}()
+	body(t, fn)
+	crashed := len(t.crashes) > 0
 	t.confirmSilences()
 	t.finish()
+	if again := rerunQuiet(t, fn, crashed); again != nil {
+		t = again
+	}
 	out := t.out
 	out.Started, out.Elapsed, out.Waited = started, time.Since(started), t.waited
 	if lane != nil {
@@ -356,6 +346,24 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 		out.Message = fmt.Sprintf("the check exceeded its budget of %s; last: %s", env.SpecBudget, out.Message)
 	}
 	return out
+}
+
+// body runs the check's function fn for t: a stop ends it, a panic is an
+// ERROR.
+func body(t *T, fn func(t *T)) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(stopSignal); ok {
+				return
+			}
+			t.out.Verdict = ERROR
+			t.out.Message = fmt.Sprintf("check panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	// The label attributes a CPU profile's samples to the check
+	// (MCPCONFORM_CPUPROFILE; go tool pprof -tags), the goroutines it
+	// starts included.
+	pprof.Do(t.Ctx, pprof.Labels("check", t.Req.ID+"/"+string(t.Rev)), func(context.Context) { fn(t) })
 }
 
 func (o *Outcome) summary() string {

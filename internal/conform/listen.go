@@ -111,7 +111,11 @@ func (st *ListenStream) Events() []session.Event {
 func (st *ListenStream) WaitFor(pred func(*jsonrpc.Message) bool) (session.Event, bool) {
 	ctx, cancel := context.WithTimeout(st.t.Ctx, st.s.Timeout())
 	defer cancel()
-	return st.s.WaitEvent(ctx, st.Mark, func(e session.Event) bool { return st.Tagged(e.Msg) && pred(e.Msg) })
+	e, ok := st.s.WaitEvent(ctx, st.Mark, func(e session.Event) bool { return st.Tagged(e.Msg) && pred(e.Msg) })
+	if !ok {
+		st.t.TimedOut("the wait for a message on the subscriptions/listen stream " + st.ID.String())
+	}
+	return e, ok
 }
 
 // WaitFirst waits for the first message of the stream and returns it (ok

@@ -271,3 +271,61 @@ func indexSession(xs []session.Silence, s *session.Session) int {
 	}
 	return -1
 }
+
+// TimedOut records that a wait of the check ran out that was not a
+// request's own deadline — a stream's first message, a GET stream's
+// reply head, the acknowledgment of a listen — what: that wait, as a
+// report names it. Such a silence has no request to re-ask: a FAIL or
+// ERROR the check reaches after it is confirmed by running the whole
+// check again with the harness otherwise idle (rerunQuiet).
+func (t *T) TimedOut(what string) {
+	if t.Ctx.Err() == nil {
+		t.timedOut = append(t.timedOut, what)
+		if t.Env.Target != nil && t.Env.Target.Quiet().Busy() {
+			t.busyTimeout = true
+		}
+	}
+}
+
+// rerunQuiet re-runs the check of first (its function fn) when its
+// verdict came after a wait of its own ran out (T.TimedOut) and nothing
+// else decided it — no crash (crashed), no re-asked silence — with the
+// run held quiet as for a re-ask: a FAIL or ERROR always, an NA or a WARN
+// (a check that gave up: "no acknowledgment came") when other requests
+// of the run were in flight as the wait ran out. The re-run's verdict is
+// the check's: a FAIL it reaches again says it was confirmed; a verdict
+// that differs carries a note on the wait that ran out while the harness
+// was busy. It returns nil when there is nothing to re-run.
+func rerunQuiet(first *T, fn func(t *T), crashed bool) *T {
+	o := first.out
+	failed := o.Verdict == FAIL || o.Verdict == ERROR
+	if len(first.timedOut) == 0 || first.rerun || crashed || o.Verdict == PASS || !failed && !first.busyTimeout ||
+		first.Ctx.Err() != nil || first.Env.Target == nil || strings.Contains(o.Message, UnderLoad) ||
+		strings.Contains(o.Message, "confirmed with the harness otherwise idle") {
+		return nil
+	}
+	q := first.Env.Target.Quiet()
+	q.CountReask()
+	release := q.Hush(first.Ctx, first.Env.Target.StartupDeadline())
+	defer release()
+	t := newT(session.Unhushed(first.Ctx), first.Env, first.Req, first.Rev, first.Transport)
+	t.lane, t.rerun = first.lane, true
+	t.Step("re-run with the harness otherwise idle: " + strings.Join(first.timedOut, "; ") + " ran out while it was busy")
+	body(t, fn)
+	t.confirmSilences()
+	t.finish()
+	if t.Ctx.Err() != nil {
+		return nil // the budget ended during the re-run: the first verdict stands
+	}
+	waits := strings.Join(first.timedOut, "; ")
+	switch {
+	case t.out.Verdict == o.Verdict && !failed:
+	case t.out.Verdict == o.Verdict:
+		t.out.Message += fmt.Sprintf(" (confirmed with the harness otherwise idle: a re-run of the check after %s ran out reached it again)", waits)
+	default:
+		q.CountAnswered()
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("note: %s: %s ran out while the harness was busy, and the check was run again with the harness otherwise idle; the %s it led to (%s) is not reported",
+			UnderLoad, waits, o.Verdict, o.Message))
+	}
+	return t
+}

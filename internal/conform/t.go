@@ -38,6 +38,15 @@ type T struct {
 	// crashes are the liveness findings of the check, committed once its
 	// silences were confirmed (confirmSilences).
 	crashes []pendingCrash
+	// timedOut names the waits of the check that ran out and were not a
+	// request's own deadline (TimedOut): a FAIL or ERROR after one is
+	// confirmed by a re-run of the check (rerunQuiet).
+	timedOut []string
+	// busyTimeout: one of them ran out while other requests of the run
+	// were in flight.
+	busyTimeout bool
+	// rerun: this is that re-run.
+	rerun bool
 }
 
 func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {

@@ -178,6 +178,7 @@ func openGET(t *c.T, s *session.Session, hdr http.Header) *stream {
 		st.cancel = cancel
 		return st
 	case <-timer.C:
+		t.TimedOut("the wait for the GET stream's reply head")
 		cancel()
 		st := <-ch
 		st.cancel = cancel
