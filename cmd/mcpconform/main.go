@@ -28,6 +28,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/repro"
 	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/runner"
+	"github.com/mcpconform/mcpconform/internal/scenario"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -76,6 +77,10 @@ usage:
   mcpconform run [flags] -- COMMAND [ARGS...]   check a stdio server
   mcpconform run [flags] --url URL              check a Streamable HTTP server
   mcpconform run [flags] --config FILE          check the target a config file names (CONFIG.md)
+  mcpconform client [flags] -- CLIENT [ARGS...]
+                                                check an MCP client: play scenario servers to it
+                                                (HTTP: its URL is the last argument or {url};
+                                                stdio: {server} is the server command to start)
   mcpconform fuzz [flags] -- COMMAND | --url URL
                                                 fuzz a server (--seed, --duration, --checks,
                                                 --properties ids,raw,tools, --replay FILE)
@@ -144,6 +149,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "list":
 		return cmdList(args[1:], stdout, stderr)
+	case "client":
+		return cmdClient(args[1:], stdout, stderr)
+	case "scenario-relay": // started by a stdio client under test (mcpconform client)
+		return scenario.RelayMain(args[1:], os.Stdin, stdout, stderr)
 	case "fuzz":
 		return cmdFuzz(args[1:], stdout, stderr)
 	case "inspect":

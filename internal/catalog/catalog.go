@@ -149,6 +149,7 @@ var areaByPrefix = map[string]string{
 	"HTTP":  "http",
 	"AUTH":  "auth",
 	"STALE": "staleness",
+	"CLI":   "client",
 }
 
 // AreaOf maps an id to its area ("LIFE-001" → "lifecycle").
@@ -232,7 +233,7 @@ func idLess(a, b string) bool {
 	return na < nb
 }
 
-var prefixOrder = []string{"LIFE", "RPC", "PAG", "CACHE", "TOOL", "RES", "PRM", "CMP", "MRTR", "SUB", "TASK", "CAN", "PROG", "LOG", "LEG", "STD", "HTTP", "AUTH", "STALE"}
+var prefixOrder = []string{"LIFE", "RPC", "PAG", "CACHE", "TOOL", "RES", "PRM", "CMP", "MRTR", "SUB", "TASK", "CAN", "PROG", "LOG", "LEG", "STD", "HTTP", "AUTH", "STALE", "CLI"}
 
 func prefixRank(p string) int {
 	if i := slices.Index(prefixOrder, p); i >= 0 {

@@ -116,7 +116,7 @@ func Area(area string, body func()) bool {
 	regMu.Unlock()
 	return ginkgo.Describe(area, func() {
 		env := CurrentEnv()
-		if env == nil {
+		if env == nil || env.Client != nil {
 			return
 		}
 		for _, rev := range env.Revisions {
@@ -148,7 +148,7 @@ func It(id, text string, fn func(t *T)) {
 	if collect {
 		return
 	}
-	if env == nil || !req.AppliesTo(rev, env.Target.Transport()) {
+	if env == nil || !req.AppliesTo(rev, env.Transport()) || req.Client() != (env.Client != nil) {
 		return
 	}
 	regMu.Lock()
@@ -157,7 +157,7 @@ func It(id, text string, fn func(t *T)) {
 	}
 	registered[id][rev] = true
 	regMu.Unlock()
-	transport := env.Target.Transport()
+	transport := env.Transport()
 	// A lane's check is bounded by its lane (lanes.run); its spec only
 	// waits for it, behind the checks before it in the lane.
 	args := []any{labelsFor(req, rev, transport), ginkgo.Offset(1)}
@@ -200,10 +200,10 @@ func NotApplicable() bool {
 		}
 		regMu.Unlock()
 		sort.Strings(ids)
-		transport := env.Target.Transport()
+		transport := env.Transport()
 		for _, id := range ids {
 			req := catalog.MustGet(id)
-			if !req.AppliesToTransport(transport) {
+			if !req.AppliesToTransport(transport) || req.Client() != (env.Client != nil) {
 				continue
 			}
 			rev := req.Revisions[len(req.Revisions)-1]

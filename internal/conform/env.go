@@ -25,6 +25,9 @@ import (
 // shared sessions. The runner sets it before the tree is built.
 type Env struct {
 	Target *target.Target
+	// Client, in a client run (mcpconform client), holds the scenarios
+	// played to the client under test; nil in a server run.
+	Client *ClientRuns
 	// Revisions to run, in order.
 	Revisions []catalog.Revision
 	// NotRun explains revisions that were not run (probe results), shown as

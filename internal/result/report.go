@@ -17,7 +17,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.7"
+const SchemaVersion = "1.8"
 
 // Report is the content of report.json.
 type Report struct {
@@ -97,6 +97,10 @@ type Tool struct {
 
 // Target describes what was checked; secrets are never included.
 type Target struct {
+	// Role is "client" when the run judged an MCP client (mcpconform
+	// client: Command starts it, Transport is how it talks to the
+	// scenario servers); absent for a server. Since 1.8.
+	Role      string   `json:"role,omitempty"`
 	Transport string   `json:"transport"`
 	Command   []string `json:"command,omitempty"`
 	URL       string   `json:"url,omitempty"`

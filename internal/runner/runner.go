@@ -248,52 +248,23 @@ func Run(cfg Config) (*Outcome, error) {
 	signal.Notify(sigSeen, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigSeen)
 
-	conform.SetEnv(env)
-	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.LabelFilter = labelFilter
-	suiteConfig.RandomSeed = 1
-	suiteConfig.Timeout = cfg.Budget
-	suiteConfig.FailOnEmpty = false
-	reporterConfig.NoColor = true
-	if !cfg.GinkgoOutput {
-		formatter.ColorableStdOut = io.Discard
-		reporterConfig.Succinct = true
-	}
-
-	preview := ginkgo.PreviewSpecs(cfg.Describe, suiteConfig, reporterConfig)
-	if err := validateReport(preview); err != nil {
-		return nil, err
-	}
-	conform.ResetRegistrations()
-	order := laneOrder(preview, revs)
-	env.SetPlan(order)
-	if cfg.Parallel > 1 && len(order) > 0 {
-		// One lane per revision: the run-wide observers and the
-		// transcripts tell them apart by connection.
-		env.UseLanes(cfg.Parallel, order)
-		defer env.StopLanes()
-		obs.SetLanes(env.LaneOf)
-		env.OnCheck = func(lane, name string) {
-			obs.SetCheckIn(lane, name)
-			if rev, _, ok := strings.Cut(lane, "/"); ok {
-				obs.SetCheckIn(rev, name) // the connections no worker claimed
+	var out Outcome
+	err := runSpecs(cfg, env, labelFilter, func(preview types.Report) {
+		order := laneOrder(preview, revs)
+		env.SetPlan(order)
+		if cfg.Parallel > 1 && len(order) > 0 {
+			// One lane per revision: the run-wide observers and the
+			// transcripts tell them apart by connection.
+			env.UseLanes(cfg.Parallel, order)
+			obs.SetLanes(env.LaneOf)
+			env.OnCheck = func(lane, name string) {
+				obs.SetCheckIn(lane, name)
+				if rev, _, ok := strings.Cut(lane, "/"); ok {
+					obs.SetCheckIn(rev, name) // the connections no worker claimed
+				}
 			}
 		}
-	}
-
-	var out Outcome
-	var total, done int
-	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) { total = r.PreRunStats.SpecsThatWillRun })
-	ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
-		if sr.LeafNodeType != types.NodeTypeIt {
-			return
-		}
-		if o := outcomeOf(sr); o != nil { // specs filtered out (--only, --skip) have none
-			done++
-			fmt.Fprintf(cfg.Progress, "[%3d/%d] %-5s %-12s %-9s %-10s %s\n", done, total, o.Verdict, catalog.AreaOf(o.Requirement), o.Requirement, o.Revision, sr.LeafNodeText)
-		}
-	})
-	ginkgo.ReportAfterSuite("mcpconform results", func(gr ginkgo.Report) {
+	}, func(gr ginkgo.Report) {
 		rep.Results = resultsOf(gr, started)
 		// The systematic faults the sessions recognised, judged over the
 		// whole run, then the run-wide invariants, judged over every
@@ -312,9 +283,7 @@ func Run(cfg Config) (*Outcome, error) {
 			rep.Summary.HollowReason = "every request without a token was answered HTTP 401 and no token was given: only the authorization checks that need no token ran; give one (--bearer-env NAME or --bearer-file PATH) to run the rest"
 		}
 		rep.DurationMs = time.Since(started).Milliseconds()
-		rep.Interrupted = slices.ContainsFunc(gr.SpecialSuiteFailureReasons, func(s string) bool {
-			return strings.Contains(strings.ToLower(s), "interrupt") || strings.Contains(strings.ToLower(s), "timeout")
-		})
+		rep.Interrupted = interrupted(gr)
 		rep.Stderr = tg.Recorder.Redactor().String(stderrOf(env))
 		rep.Performance = performanceOf(env)
 		if b := backoffOf(env); b.Any() {
@@ -323,13 +292,10 @@ func Run(cfg Config) (*Outcome, error) {
 		validReport(rep)
 		out.Report = rep
 	})
-
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	t := cfg.T
-	if t == nil {
-		t = &failRecorder{}
+	defer env.StopLanes()
+	if err != nil {
+		return nil, err
 	}
-	ginkgo.RunSpecs(t, cfg.Describe, suiteConfig, reporterConfig)
 	if out.Report == nil {
 		return nil, errors.New("the run ended without a report")
 	}
@@ -340,6 +306,60 @@ func Run(cfg Config) (*Outcome, error) {
 	default:
 	}
 	return &out, nil
+}
+
+// runSpecs runs the spec tree for env (SetEnv) with Ginkgo in-process:
+// prepare sees the preview of the specs that will run (lanes are set up
+// there), finish the whole report, to build the run's result model. It
+// returns an error only when the tree is malformed.
+func runSpecs(cfg Config, env *conform.Env, labelFilter string, prepare func(types.Report), finish func(ginkgo.Report)) error {
+	conform.SetEnv(env)
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig.LabelFilter = labelFilter
+	suiteConfig.RandomSeed = 1
+	suiteConfig.Timeout = cfg.Budget
+	suiteConfig.FailOnEmpty = false
+	reporterConfig.NoColor = true
+	if !cfg.GinkgoOutput {
+		formatter.ColorableStdOut = io.Discard
+		reporterConfig.Succinct = true
+	}
+
+	preview := ginkgo.PreviewSpecs(cfg.Describe, suiteConfig, reporterConfig)
+	if err := validateReport(preview); err != nil {
+		return err
+	}
+	conform.ResetRegistrations()
+	prepare(preview)
+
+	var total, done int
+	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) { total = r.PreRunStats.SpecsThatWillRun })
+	ginkgo.ReportAfterEach(func(sr ginkgo.SpecReport) {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			return
+		}
+		if o := outcomeOf(sr); o != nil { // specs filtered out (--only, --skip) have none
+			done++
+			fmt.Fprintf(cfg.Progress, "[%3d/%d] %-5s %-12s %-9s %-10s %s\n", done, total, o.Verdict, catalog.AreaOf(o.Requirement), o.Requirement, o.Revision, sr.LeafNodeText)
+		}
+	})
+	ginkgo.ReportAfterSuite("mcpconform results", finish)
+
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	t := cfg.T
+	if t == nil {
+		t = &failRecorder{}
+	}
+	ginkgo.RunSpecs(t, cfg.Describe, suiteConfig, reporterConfig)
+	return nil
+}
+
+// interrupted reports whether Ginkgo ended the suite early (Ctrl-C, the
+// run's budget).
+func interrupted(gr ginkgo.Report) bool {
+	return slices.ContainsFunc(gr.SpecialSuiteFailureReasons, func(s string) bool {
+		return strings.Contains(strings.ToLower(s), "interrupt") || strings.Contains(strings.ToLower(s), "timeout")
+	})
 }
 
 // unreachable is the outcome of a run that ended before any check ran

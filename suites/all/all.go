@@ -8,6 +8,7 @@ import (
 
 	_ "github.com/mcpconform/mcpconform/suites/auth"
 	_ "github.com/mcpconform/mcpconform/suites/caching"
+	_ "github.com/mcpconform/mcpconform/suites/client"
 	_ "github.com/mcpconform/mcpconform/suites/completion"
 	_ "github.com/mcpconform/mcpconform/suites/http"
 	_ "github.com/mcpconform/mcpconform/suites/jsonrpc"

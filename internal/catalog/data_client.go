@@ -1,0 +1,172 @@
+package catalog
+
+import "strings"
+
+// The client half (issue 32): requirements on MCP clients and hosts, which
+// mcpconform judges by playing scenario servers (internal/scenario) and
+// reading the client's traffic (suites/client). Same conventions as the
+// server table (data.go); ids CLI-NNN. A client requirement's check runs
+// in `mcpconform client`, never against a server, and the reverse.
+
+// clientPrefixes are the id prefixes of client requirements.
+var clientPrefixes = map[string]bool{"CLI": true}
+
+// Client reports whether r is a requirement on clients (judged by
+// `mcpconform client`) rather than on servers.
+func (r Requirement) Client() bool { return IsClientID(r.ID) }
+
+// IsClientID reports whether id names a client requirement.
+func IsClientID(id string) bool {
+	p, _, _ := cutPrefix(id)
+	return clientPrefixes[p]
+}
+
+var clientRequirements = []Requirement{
+	{
+		ID:        "CLI-001",
+		Title:     "the client opens with initialize: protocolVersion, capabilities, clientInfo",
+		Statement: `A legacy-era client's first request on a connection (a session, over HTTP) is initialize, whose params hold a protocolVersion string, a capabilities object and clientInfo with name and version; only pings may come before its response.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/lifecycle.mdx "Initialization"; schema/<rev>/schema.json InitializeRequest`,
+	},
+	{
+		ID:        "CLI-002",
+		Title:     "the client sends notifications/initialized after a successful initialize",
+		Statement: `After the server answered initialize with a result, the client sends notifications/initialized before its other requests (pings aside).`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/lifecycle.mdx "Initialization"`,
+	},
+	{
+		ID:        "CLI-003",
+		Title:     "no request but ping before the initialize response",
+		Statement: `Until the server answered initialize, the client sends no request other than ping.`,
+		Level:     SHOULD,
+		SpecLevel: "SHOULD NOT",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/lifecycle.mdx "Initialization"`,
+	},
+	{
+		ID:        "CLI-004",
+		Title:     "request ids are strings or integers, never null, never reused",
+		Statement: `Every request id the client sends is a string or an integer, not null; in the legacy era it is not reused within the session, in 2026-07-28 it differs from every id of the client's still awaiting a response.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: AllRevisions,
+		Source:    `<rev>:basic/index.mdx "Requests"`,
+	},
+	{
+		ID:        "CLI-005",
+		Title:     "client messages are JSON-RPC 2.0; responses answer server requests",
+		Statement: `Each message the client sends is a JSON-RPC 2.0 object with "jsonrpc": "2.0": a request with a method and an id, a notification with a method and no id, or a response (result xor error) whose id is that of a request the server sent.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: AllRevisions,
+		Source:    `<rev>:basic/index.mdx "Notifications"; <rev>:basic/index.mdx "Responses"`,
+	},
+	{
+		ID:         "CLI-006",
+		Title:      "the client echoes Mcp-Session-Id on every request of the session",
+		Statement:  `Once the server returned an Mcp-Session-Id with the initialize result, every later HTTP request of that session carries it.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  between(R20250326, R20251125),
+		Transports: []string{HTTP},
+		Source:     `<rev>:basic/transports.mdx "Session Management"`,
+	},
+	{
+		ID:         "CLI-007",
+		Title:      "MCP-Protocol-Version on every HTTP request after initialize",
+		Statement:  `After initialize, every HTTP request of the client carries the MCP-Protocol-Version header; its value should be the negotiated version (a different one is a WARN).`,
+		Level:      MUST,
+		SpecLevel:  "MUST (value: SHOULD)",
+		Revisions:  between(R20250618, R20251125),
+		Transports: []string{HTTP},
+		Source:     `<rev>:basic/transports.mdx "Protocol Version Header"`,
+	},
+	{
+		ID:         "CLI-008",
+		Title:      "POST accepts both application/json and text/event-stream",
+		Statement:  `Every POST of the client carries an Accept header listing both application/json and text/event-stream.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  from(R20250326),
+		Transports: []string{HTTP},
+		Source:     `<rev>:basic/transports.mdx "Sending Messages to the Server"; 26:basic/transports/streamable-http.mdx "Sending Messages"`,
+	},
+	{
+		ID:         "CLI-009",
+		Title:      "HTTP 404 for the session leads to a new initialize without a session id",
+		Statement:  `When a request carrying an Mcp-Session-Id gets HTTP 404, the client starts a new session: a new initialize request without an Mcp-Session-Id header.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  between(R20250326, R20251125),
+		Transports: []string{HTTP},
+		Source:     `<rev>:basic/transports.mdx "Session Management"`,
+	},
+	{
+		ID:        "CLI-010",
+		Title:     "the client answers a server ping with an empty result",
+		Statement: `A ping request from the server gets a response with the same id and an empty result, promptly.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/utilities/ping.mdx "Behavior Requirements"`,
+	},
+	{
+		ID:        "CLI-011",
+		Title:     "every 2026-07-28 request carries _meta protocolVersion and clientCapabilities",
+		Statement: `Every request of a 2026-07-28 client (server/discover included) carries params._meta io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: revs(R20260728),
+		Source:    `26:basic/index.mdx "Per-request protocol fields"; schema RequestMetaObject`,
+	},
+	{
+		ID:        "CLI-012",
+		Title:     "every 2026-07-28 request carries _meta clientInfo",
+		Statement: `Every request of a 2026-07-28 client should carry params._meta io.modelcontextprotocol/clientInfo with name and version.`,
+		Level:     SHOULD,
+		SpecLevel: "SHOULD",
+		Revisions: revs(R20260728),
+		Source:    `26:basic/index.mdx "Per-request protocol fields"; schema RequestMetaObject`,
+	},
+	{
+		ID:         "CLI-013",
+		Title:      "MCP-Protocol-Version on every POST, equal to the _meta protocolVersion",
+		Statement:  `Every POST of a 2026-07-28 client carries the MCP-Protocol-Version header, with the value of the request's _meta io.modelcontextprotocol/protocolVersion.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/transports/streamable-http.mdx "Protocol Version Header"`,
+	},
+	{
+		ID:         "CLI-014",
+		Title:      "Mcp-Method on every POST, Mcp-Name on tools/call, resources/read and prompts/get",
+		Statement:  `Every POST of a 2026-07-28 client carries Mcp-Method with the body's method; tools/call and prompts/get carry Mcp-Name with params.name, resources/read with params.uri.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/transports/streamable-http.mdx "Standard Request Headers"`,
+	},
+	{
+		ID:        "CLI-015",
+		Title:     "an input_required retry: new id, requestState verbatim, keyed inputResponses",
+		Statement: `After an input_required result, the client's retry is a new request (a different id) with the same method and name, requestState echoed byte for byte (omitted when none came), and inputResponses keyed by the inputRequests keys.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: revs(R20260728),
+		Source:    `26:basic/patterns/mrtr.mdx "Client Requirements (Basic Workflow)"; schema InputRequiredResult`,
+	},
+}
+
+// the client table follows the server table (package variables are
+// initialised before catalog.go's init indexes them)
+var _ = func() bool { requirements = append(requirements, clientRequirements...); return true }()
+
+func cutPrefix(id string) (prefix, num string, ok bool) { return strings.Cut(id, "-") }

@@ -1,0 +1,128 @@
+package conform
+
+import (
+	"context"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/scenario"
+)
+
+// The client half (issue 32): in `mcpconform client` the runner plays the
+// scenario servers to the client under test before the specs run
+// (ClientRuns), and the client areas' checks (ClientArea) judge the
+// recorded traffic through the same T, grader and reports as the server
+// checks. A run is either a server run or a client run: the server areas
+// register nothing in a client run, the client areas nothing in a server
+// run.
+
+// ClientRuns are the scenario runs of a client run, by revision.
+type ClientRuns struct {
+	// Transport is the client's transport (wire.HTTP or wire.Stdio).
+	Transport string
+	// Client is how the client under test is started (reports).
+	Client scenario.Client
+	// Runs holds the scenarios played, by revision, in play order.
+	Runs map[catalog.Revision][]*scenario.Run
+}
+
+// Transport is the transport the run's checks apply to: the target's, or
+// in a client run the client's.
+func (e *Env) Transport() string {
+	if e.Client != nil {
+		return e.Client.Transport
+	}
+	return e.Target.Transport()
+}
+
+// ClientArea registers a client area's specs (see Area): in a client run
+// only.
+func ClientArea(area string, body func()) bool {
+	regMu.Lock()
+	areaBodies = append(areaBodies, body)
+	regMu.Unlock()
+	return ginkgo.Describe(area, func() {
+		env := CurrentEnv()
+		if env == nil || env.Client == nil {
+			return
+		}
+		for _, rev := range env.Revisions {
+			ginkgo.Context(string(rev), func() {
+				regMu.Lock()
+				curRev, curArea = rev, area
+				regMu.Unlock()
+				body()
+			})
+		}
+	})
+}
+
+// Runs returns the scenario runs of the check's revision whose scenario
+// keep accepts (nil: all) and attaches their traffic to the check's
+// transcript. With none played it ends the check NA (the scenario is not
+// played in this revision or over this transport); a run the harness
+// could not make (the client did not start) ends it ERROR.
+func (t *T) Runs(keep func(*scenario.Scenario) bool) []*scenario.Run {
+	cr := t.Env.Client
+	if cr == nil {
+		t.Error("not a client run")
+	}
+	var out []*scenario.Run
+	for _, r := range cr.Runs[t.Rev] {
+		if keep != nil && !keep(r.Scenario) {
+			continue
+		}
+		if r.Err != nil {
+			t.Error("scenario %s: %v", r.Scenario.Name, r.Err)
+		}
+		for _, conn := range r.Conns {
+			t.attach(conn, r.From, r.To)
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		t.NA("no scenario of this check is played in %s over %s", t.Rev, cr.Transport)
+	}
+	return out
+}
+
+// ScenarioRun returns the run of the scenario named name (Runs).
+func (t *T) ScenarioRun(name string) *scenario.Run {
+	return t.Runs(func(s *scenario.Scenario) bool { return s.Name == name })[0]
+}
+
+// PlayClient plays every scenario of the run's revisions to the client,
+// at most parallel at a time, and returns them (the runner sets Env.Client
+// with them before the specs run).
+func PlayClient(ctx context.Context, env *Env, c scenario.Client, parallel int) *ClientRuns {
+	cr := &ClientRuns{Transport: c.Transport, Client: c, Runs: map[catalog.Revision][]*scenario.Run{}}
+	type job struct {
+		rev catalog.Revision
+		s   *scenario.Scenario
+		i   int
+	}
+	var jobs []job
+	for _, rev := range env.Revisions {
+		ss := scenario.For(rev, c.Transport)
+		cr.Runs[rev] = make([]*scenario.Run, len(ss))
+		for i, s := range ss {
+			jobs = append(jobs, job{rev, s, i})
+		}
+	}
+	parallel = max(parallel, 1)
+	sem := make(chan struct{}, parallel)
+	done := make(chan struct{})
+	for _, j := range jobs {
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem; done <- struct{}{} }()
+			r := scenario.Play(ctx, env.Recorder(), c, j.s, j.rev)
+			cr.Runs[j.rev][j.i] = r
+		}()
+	}
+	for range jobs {
+		<-done
+	}
+	return cr
+}

@@ -1,0 +1,378 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Client is the client under test: how to start it.
+type Client struct {
+	// Argv is its command; "{url}" in an argument is the scenario's URL
+	// (HTTP; without it the URL is appended as the last argument, as the
+	// official harness does), "{server}" the argv words of a command
+	// that starts the scenario server over stdio (stdio; required).
+	Argv []string
+	// Transport is wire.HTTP or wire.Stdio.
+	Transport string
+	// Env is added to the client's environment.
+	Env []string
+	// Timeout bounds one scenario: the client is stopped (its process
+	// group: SIGTERM, then SIGKILL) when it has not ended by then.
+	Timeout time.Duration
+	// Relay is the command whose argv words "{server}" expands to, before
+	// its --connect and --token flags: mcpconform's own scenario-relay.
+	Relay []string
+}
+
+// Placeholders in Client.Argv.
+const (
+	URLPlaceholder    = "{url}"
+	ServerPlaceholder = "{server}"
+)
+
+// Run is one scenario played to the client: its traffic is the frames
+// of the recorder on connections named Conn (Conn, Conn#2 … over stdio,
+// one per server process the client started) between From and To.
+type Run struct {
+	Scenario  *Scenario
+	Revision  catalog.Revision
+	Transport string
+	Conn      string
+	From, To  int64
+	// Exit is the client's exit status (-1: it was stopped at the
+	// deadline, or did not start: Err); Stopped: it was stopped.
+	Exit    int
+	Stopped bool
+	// Stderr is the end of what the client wrote to stderr.
+	Stderr string
+	// Err is the harness's own failure (the client could not start).
+	Err error
+	// Conns are the connections the client opened (stdio: one per
+	// server process it started).
+	Conns []string
+
+	rec      *wire.Recorder
+	exchange atomic.Int64
+	mu       sync.Mutex
+}
+
+// note records a harness annotation in the run's transcript.
+func (r *Run) note(text string) { r.rec.Note(r.Conn, text) }
+
+// Play runs scenario s to the client in revision rev, recording into rec.
+func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev catalog.Revision) *Run {
+	r := &Run{Scenario: s, Revision: rev, Transport: c.Transport, rec: rec, Exit: -1,
+		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev)}
+	r.From = rec.Seq()
+	defer func() { r.To = rec.Seq() }()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	defer ln.Close()
+	var argv []string
+	var stop func()
+	if c.Transport == wire.HTTP {
+		argv, stop = r.serveHTTP(ln, c, s, rev)
+	} else {
+		argv, stop, err = r.serveStdio(ln, c, s, rev)
+		if err != nil {
+			r.Err = err
+			return r
+		}
+	}
+	r.Conns = append(r.Conns, r.Conn)
+	env := append(os.Environ(),
+		"MCP_CONFORMANCE_SCENARIO="+s.Client,
+		"MCP_CONFORMANCE_PROTOCOL_VERSION="+string(rev))
+	env = append(env, c.Env...)
+	r.runClient(ctx, argv, env, c.Timeout)
+	stop()
+	return r
+}
+
+// serveHTTP serves the scenario on ln and returns the client's argv.
+func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revision) ([]string, func()) {
+	srv := s.server(rev, r)
+	get := func(*http.Request) *mcp.Server { return srv }
+	var h http.Handler = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: !rev.IsLegacy()})
+	if s.expire {
+		h = r.expire(h)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", r.recordHTTP(h))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	r.note("the scenario server listens on " + url)
+	return expand(c.Argv, URLPlaceholder, []string{url}, true), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+		_ = hs.Close()
+	}
+}
+
+// serveStdio accepts the relays the client starts on ln, one scenario
+// server per relay, and returns the client's argv.
+func (r *Run) serveStdio(ln net.Listener, c Client, s *Scenario, rev catalog.Revision) ([]string, func(), error) {
+	if !containsPlaceholder(c.Argv, ServerPlaceholder) {
+		return nil, nil, fmt.Errorf("a stdio client is given the scenario server's command through a %s argument, and the command has none", ServerPlaceholder)
+	}
+	token := randomToken()
+	words := append(append([]string{}, c.Relay...), "--connect", ln.Addr().String(), "--token", token)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for n := 1; ; n++ {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				r.serveRelay(ctx, conn, token, n, s, rev)
+			}()
+		}
+	}()
+	return expand(c.Argv, ServerPlaceholder, words, false), func() {
+		cancel()
+		_ = ln.Close()
+		wg.Wait()
+	}, nil
+}
+
+// serveRelay serves one scenario server on a relay's connection.
+func (r *Run) serveRelay(ctx context.Context, conn net.Conn, token string, n int, s *Scenario, rev catalog.Revision) {
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line := make([]byte, len(token)+1)
+	if _, err := io.ReadFull(conn, line); err != nil || string(line) != token+"\n" {
+		return // not our relay
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	name := r.Conn
+	if n > 1 {
+		name = fmt.Sprintf("%s#%d", r.Conn, n)
+		r.mu.Lock()
+		r.Conns = append(r.Conns, name)
+		r.mu.Unlock()
+	}
+	r.rec.Note(name, "the client started the scenario server (stdio)")
+	in := &lineRecorder{run: r, conn: name, dir: wire.In}
+	out := &lineRecorder{run: r, conn: name, dir: wire.Out}
+	pr, pw := io.Pipe()
+	go func() {
+		err := recordLines(pw, conn, in)
+		_ = pw.CloseWithError(err)
+	}()
+	t := &mcp.IOTransport{Reader: pr, Writer: nopCloser{io.MultiWriter(out, conn)}, MaxLineLength: maxMessage}
+	srv := s.server(rev, r)
+	ss, err := srv.Connect(ctx, t, nil)
+	if err != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() { _ = ss.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		_ = ss.Close()
+	}
+	r.rec.Record(wire.Frame{Conn: name, Dir: wire.In, Kind: wire.KindClosed, Note: "the client closed the scenario server's stdin"})
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// expire ends the session when the client calls a tool: that request and
+// every later one naming the session get HTTP 404.
+func (r *Run) expire(next http.Handler) http.Handler {
+	var mu sync.Mutex
+	ended := map[string]bool{}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		sid := req.Header.Get("Mcp-Session-Id")
+		if sid != "" {
+			mu.Lock()
+			gone := ended[sid]
+			if !gone && req.Method == http.MethodPost && methodOf(req) == "tools/call" {
+				ended[sid], gone = true, true
+				r.note("the scenario server ends the session " + sid + " (HTTP 404 from now on)")
+			}
+			mu.Unlock()
+			if gone {
+				http.Error(w, "session not found", http.StatusNotFound)
+				return
+			}
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+// methodOf peeks at a POST's JSON-RPC method (the body stays readable).
+func methodOf(req *http.Request) string {
+	body, _ := io.ReadAll(io.LimitReader(req.Body, maxMessage))
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	var m struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &m)
+	return m.Method
+}
+
+// runClient starts the client and waits for it to end, at most timeout.
+func (r *Run) runClient(ctx context.Context, argv, env []string, timeout time.Duration) {
+	if len(argv) == 0 {
+		r.Err = errors.New("no client command")
+		return
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr capped
+	cmd.Stdout = io.Discard
+	cmd.Stderr = &stderr
+	r.note("start the client: " + strings.Join(argv, " "))
+	if err := cmd.Start(); err != nil {
+		r.Err = fmt.Errorf("could not start the client: %w", err)
+		return
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	tm := time.NewTimer(timeout)
+	defer tm.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-tm.C:
+		r.Stopped = true
+		r.note(fmt.Sprintf("the client had not ended within %s: SIGTERM to its process group", timeout))
+		err = stopGroup(cmd, done)
+	case <-ctx.Done():
+		r.Stopped = true
+		err = stopGroup(cmd, done)
+	}
+	// what the client left behind in its group
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	r.Exit = cmd.ProcessState.ExitCode()
+	if r.Stopped {
+		r.Exit = -1
+	}
+	r.Stderr = stderr.String()
+	if err != nil && !r.Stopped {
+		r.note(fmt.Sprintf("the client ended: %v", err))
+	} else if !r.Stopped {
+		r.note("the client ended: exit status 0")
+	}
+}
+
+// stopGroup ends the client's process group: SIGTERM, then SIGKILL.
+func stopGroup(cmd *exec.Cmd, done chan error) error {
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(2 * time.Second):
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return <-done
+}
+
+// capped keeps the last 16 KiB written.
+type capped struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b = append(c.b, p...)
+	if len(c.b) > 16<<10 {
+		c.b = c.b[len(c.b)-16<<10:]
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.b)
+}
+
+// expand replaces placeholder in argv: an argument equal to it becomes
+// words, one containing it has it replaced by the words joined with
+// spaces; with no placeholder, words are appended when appendIfNone.
+func expand(argv []string, placeholder string, words []string, appendIfNone bool) []string {
+	var out []string
+	found := false
+	for _, a := range argv {
+		switch {
+		case a == placeholder:
+			out = append(out, words...)
+			found = true
+		case strings.Contains(a, placeholder):
+			out = append(out, strings.ReplaceAll(a, placeholder, shellJoin(words)))
+			found = true
+		default:
+			out = append(out, a)
+		}
+	}
+	if !found && appendIfNone {
+		out = append(out, words...)
+	}
+	return out
+}
+
+func containsPlaceholder(argv []string, p string) bool {
+	for _, a := range argv {
+		if strings.Contains(a, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellJoin quotes words for a shell command line (a placeholder inside
+// a `sh -c` argument).
+func shellJoin(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

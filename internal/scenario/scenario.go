@@ -1,0 +1,141 @@
+// Package scenario holds the scenario servers of `mcpconform client` (issue
+// 32): the servers mcpconform plays to a client under test, each a small
+// MCP server on the official Go SDK, served over Streamable HTTP on
+// 127.0.0.1 or over stdio through a relay process the client starts, with
+// every byte of the client's traffic recorded (wire.Recorder) for the
+// client checks (suites/client) to judge. The package starts the client
+// under test too: drop-in for the official conformance harness (the URL as
+// the last argument or in {url}, MCP_CONFORMANCE_SCENARIO,
+// MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT), bounded by a
+// deadline, its process group reaped.
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+// Scenario is one scenario server.
+type Scenario struct {
+	// Name is the scenario's name in reports; Client the name a client
+	// written for the official harness knows it by (its
+	// MCP_CONFORMANCE_SCENARIO): the official scenario whose client
+	// behaviour the scenario needs ("tools_call": list the tools, call
+	// add_numbers).
+	Name, Client string
+	// About says what the scenario server does, for reports.
+	About string
+	// Legacy and Modern: the eras it is played in.
+	Legacy, Modern bool
+	// HTTPOnly: only over Streamable HTTP.
+	HTTPOnly bool
+	// setup adds the scenario's features to the server of one run.
+	setup func(s *mcp.Server, r *Run)
+	// expire: the first tools/call naming a session gets HTTP 404 (the
+	// session ended): the client must open a new one (legacy HTTP).
+	expire bool
+}
+
+// All lists the scenarios, in the order they run.
+var All = []*Scenario{
+	{Name: "initialize", Client: "initialize", Legacy: true,
+		About: "a plain server: the client opens a session and lists the tools", setup: addNumbers},
+	{Name: "tools_call", Client: "tools_call", Legacy: true, Modern: true,
+		About: "a server with the tool add_numbers: the client lists the tools and calls it", setup: addNumbers},
+	{Name: "request-metadata", Client: "request-metadata", Modern: true,
+		About: "a 2026-07-28 server: the client discovers it and sends its requests with the per-request metadata", setup: addNumbers},
+	{Name: "http-standard-headers", Client: "http-standard-headers", Modern: true, HTTPOnly: true,
+		About: "a tool, a resource and a prompt: the client's POSTs carry Mcp-Method and Mcp-Name", setup: everyFeature},
+	{Name: "ping", Client: "tools_call", Legacy: true,
+		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
+	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
+		About: "the session ends (HTTP 404) when the client calls add_numbers: the client must initialize a new session", setup: addNumbers},
+}
+
+// Get returns the scenario named name.
+func Get(name string) (*Scenario, bool) {
+	i := slices.IndexFunc(All, func(s *Scenario) bool { return s.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return All[i], true
+}
+
+// Applies reports whether the scenario is played in rev over transport.
+func (s *Scenario) Applies(rev catalog.Revision, transport string) bool {
+	if s.HTTPOnly && transport != wire.HTTP {
+		return false
+	}
+	if rev.IsLegacy() {
+		return s.Legacy
+	}
+	return s.Modern
+}
+
+// For lists the scenarios played in rev over transport.
+func For(rev catalog.Revision, transport string) []*Scenario {
+	var out []*Scenario
+	for _, s := range All {
+		if s.Applies(rev, transport) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// server builds the scenario's MCP server for revision rev.
+func (s *Scenario) server(rev catalog.Revision, r *Run) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpconform-scenario-" + s.Name, Version: "1.0.0"},
+		&mcp.ServerOptions{SupportedProtocolVersions: []string{string(rev)}})
+	if s.setup != nil {
+		s.setup(srv, r)
+	}
+	return srv
+}
+
+type addArgs struct {
+	A float64 `json:"a" jsonschema:"the first number"`
+	B float64 `json:"b" jsonschema:"the second number"`
+}
+
+func addNumbersTool(srv *mcp.Server, before func(ctx context.Context, req *mcp.CallToolRequest)) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "add_numbers", Description: "Adds two numbers"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, any, error) {
+			if before != nil {
+				before(ctx, req)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
+		})
+}
+
+func addNumbers(srv *mcp.Server, _ *Run) { addNumbersTool(srv, nil) }
+
+// pingingAddNumbers: add_numbers pings the client first (and answers
+// whatever the ping got: the check judges the client's answer).
+func pingingAddNumbers(srv *mcp.Server, r *Run) {
+	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
+		if req.Session != nil {
+			r.note("the scenario server sends ping to the client")
+			_ = req.Session.Ping(ctx, nil)
+		}
+	})
+}
+
+// everyFeature: a tool, a resource and a prompt.
+func everyFeature(srv *mcp.Server, r *Run) {
+	addNumbers(srv, r)
+	srv.AddResource(&mcp.Resource{URI: "test://scenario/readme", Name: "readme", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "scenario"}}}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: "greeting", Description: "a greeting"},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+		})
+}
