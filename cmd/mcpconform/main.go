@@ -551,7 +551,9 @@ func writeList(w io.Writer, all bool) {
 		} else {
 			fmt.Fprintln(w, "    killed by: no mutant (the kill matrix fails)")
 		}
-		if judged, note := repro.Coverage(r.ID); judged {
+		if r.Client() {
+			fmt.Fprintf(w, "    repro: a client's fault is replayed by playing its scenarios again: mcpconform client --only %s -- CLIENT\n", r.ID)
+		} else if judged, note := repro.Coverage(r.ID); judged {
 			fmt.Fprintf(w, "    repro: judged (%s)\n", note)
 		} else {
 			fmt.Fprintf(w, "    repro: %s\n", note)

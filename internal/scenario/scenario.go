@@ -52,6 +52,8 @@ var All = []*Scenario{
 		About: "a 2026-07-28 server: the client discovers it and sends its requests with the per-request metadata", setup: addNumbers},
 	{Name: "http-standard-headers", Client: "http-standard-headers", Modern: true, HTTPOnly: true,
 		About: "a tool, a resource and a prompt: the client's POSTs carry Mcp-Method and Mcp-Name", setup: everyFeature},
+	{Name: "sep-2322-client-request-state", Client: "sep-2322-client-request-state", Modern: true,
+		About: "tools that answer input_required first: the client's retry must carry a new id, the requestState verbatim and keyed inputResponses", setup: mrtrTools},
 	{Name: "ping", Client: "tools_call", Legacy: true,
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
