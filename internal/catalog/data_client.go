@@ -163,6 +163,26 @@ var clientRequirements = []Requirement{
 		Revisions: revs(R20260728),
 		Source:    `26:basic/patterns/mrtr.mdx "Client Requirements (Basic Workflow)"; schema InputRequiredResult`,
 	},
+	{
+		ID:         "CLI-016",
+		Title:      "the client waits the SSE retry time before it reconnects",
+		Statement:  `When the server closed a POST's event stream after an event that set retry, the client waits at least that many milliseconds before it reconnects (50 ms of slack: the clocks of the two ends).`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20251125),
+		Transports: []string{HTTP},
+		Source:     `25c:basic/transports.mdx "Sending Messages to the Server"`,
+	},
+	{
+		ID:         "CLI-017",
+		Title:      "the client resumes a closed stream with GET and Last-Event-ID",
+		Statement:  `When the server closed a POST's event stream before its response, the client should resume it with a GET carrying Last-Event-ID: the id of the last event it received.`,
+		Level:      SHOULD,
+		SpecLevel:  "SHOULD",
+		Revisions:  revs(R20251125),
+		Transports: []string{HTTP},
+		Source:     `25c:basic/transports.mdx "Resumability and Redelivery"; 25c:basic/transports.mdx "Sending Messages to the Server"`,
+	},
 }
 
 // the client table follows the server table (package variables are

@@ -120,6 +120,9 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 	if s.expire {
 		h = r.expire(h)
 	}
+	if s.reconnect {
+		h = r.reconnect(h)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.recordHTTP(h))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -234,10 +237,16 @@ func (r *Run) expire(next http.Handler) http.Handler {
 	})
 }
 
-// methodOf peeks at a POST's JSON-RPC method (the body stays readable).
-func methodOf(req *http.Request) string {
+// peekBody reads a request's body and leaves it readable.
+func peekBody(req *http.Request) []byte {
 	body, _ := io.ReadAll(io.LimitReader(req.Body, maxMessage))
 	req.Body = io.NopCloser(bytes.NewReader(body))
+	return body
+}
+
+// methodOf peeks at a POST's JSON-RPC method (the body stays readable).
+func methodOf(req *http.Request) string {
+	body := peekBody(req)
 	var m struct {
 		Method string `json:"method"`
 	}

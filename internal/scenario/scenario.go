@@ -40,6 +40,12 @@ type Scenario struct {
 	// expire: the first tools/call naming a session gets HTTP 404 (the
 	// session ended): the client must open a new one (legacy HTTP).
 	expire bool
+	// reconnect: the call of test_reconnection gets a stream closed after
+	// its priming event (reconnect.go; legacy HTTP).
+	reconnect bool
+	// since is the first revision it is played in ("": every one of its
+	// eras).
+	since catalog.Revision
 }
 
 // All lists the scenarios, in the order they run.
@@ -54,6 +60,8 @@ var All = []*Scenario{
 		About: "a tool, a resource and a prompt: the client's POSTs carry Mcp-Method and Mcp-Name", setup: everyFeature},
 	{Name: "sep-2322-client-request-state", Client: "sep-2322-client-request-state", Modern: true,
 		About: "tools that answer input_required first: the client's retry must carry a new id, the requestState verbatim and keyed inputResponses", setup: mrtrTools},
+	{Name: "sse-retry", Client: "sse-retry", Legacy: true, HTTPOnly: true, reconnect: true, since: catalog.R20251125,
+		About: "the call of test_reconnection gets a stream closed after a priming event with retry: 500: the client must wait before it resumes with Last-Event-ID", setup: reconnectTools},
 	{Name: "ping", Client: "tools_call", Legacy: true,
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
@@ -72,6 +80,9 @@ func Get(name string) (*Scenario, bool) {
 // Applies reports whether the scenario is played in rev over transport.
 func (s *Scenario) Applies(rev catalog.Revision, transport string) bool {
 	if s.HTTPOnly && transport != wire.HTTP {
+		return false
+	}
+	if s.since != "" && rev < s.since {
 		return false
 	}
 	if rev.IsLegacy() {
