@@ -183,6 +183,15 @@ var clientRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `25c:basic/transports.mdx "Resumability and Redelivery"; 25c:basic/transports.mdx "Sending Messages to the Server"`,
 	},
+	{
+		ID:        "CLI-018",
+		Title:     "the client never dereferences a $ref to a network URI",
+		Statement: `A $ref in a schema the server sent (a tool's inputSchema) that names a network URI is never fetched by the client on its own.`,
+		Level:     MUST,
+		SpecLevel: "MUST NOT",
+		Revisions: revs(R20260728),
+		Source:    `26:basic/index.mdx "$ref Resolution"`,
+	},
 }
 
 // the client table follows the server table (package variables are

@@ -73,6 +73,9 @@ type Run struct {
 
 	rec      *wire.Recorder
 	exchange atomic.Int64
+	// base is the scenario server's http://127.0.0.1:PORT (both
+	// transports: the canary is served there).
+	base string
 	mu       sync.Mutex
 }
 
@@ -91,6 +94,7 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 		return r
 	}
 	defer ln.Close()
+	r.base = "http://" + ln.Addr().String()
 	var argv []string
 	var stop func()
 	if c.Transport == wire.HTTP {
@@ -125,9 +129,10 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.recordHTTP(h))
+	mux.Handle(CanaryPath, r.canary())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
-	url := "http://" + ln.Addr().String() + "/mcp"
+	url := r.base + "/mcp"
 	r.note("the scenario server listens on " + url)
 	return expand(c.Argv, URLPlaceholder, []string{url}, true), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -62,6 +62,8 @@ var All = []*Scenario{
 		About: "tools that answer input_required first: the client's retry must carry a new id, the requestState verbatim and keyed inputResponses", setup: mrtrTools},
 	{Name: "sse-retry", Client: "sse-retry", Legacy: true, HTTPOnly: true, reconnect: true, since: catalog.R20251125,
 		About: "the call of test_reconnection gets a stream closed after a priming event with retry: 500: the client must wait before it resumes with Last-Event-ID", setup: reconnectTools},
+	{Name: "json-schema-ref-no-deref", Client: "json-schema-ref-no-deref", Modern: true, HTTPOnly: true,
+		About: "a tool whose inputSchema has a $ref to a network URI (a canary on the scenario server): the client must not fetch it", setup: schemaRefTools},
 	{Name: "ping", Client: "tools_call", Legacy: true,
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,

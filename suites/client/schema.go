@@ -1,0 +1,35 @@
+package client
+
+import (
+	"strings"
+
+	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/scenario"
+	"github.com/mcpconform/mcpconform/internal/wire"
+)
+
+var _ = c.ClientArea("client", func() {
+	c.It("CLI-018", "the client never fetches a network $ref of a schema it was given", func(t *c.T) {
+		var fetched []wire.Frame
+		listed := 0
+		for _, r := range t.Runs(func(s *scenario.Scenario) bool { return s.Name == "json-schema-ref-no-deref" }) {
+			for _, m := range requests(traffic(t, r)) {
+				if m.M.Method == "tools/list" {
+					listed++
+				}
+			}
+			for _, f := range t.Env.Recorder().OnConn(r.From, r.Conn) {
+				if f.Seq <= r.To && f.Kind == wire.KindNote && strings.HasPrefix(f.Note, scenario.CanaryNote) {
+					fetched = append(fetched, f)
+				}
+			}
+		}
+		if len(fetched) > 0 {
+			t.Evidence(fetched...)
+			t.Violation("no fetch of "+scenario.CanaryPath, fetched[0].Note, "the client fetched the network $ref of a tool's inputSchema (%d time(s))", len(fetched))
+		}
+		if listed == 0 {
+			t.NA("the client never listed the tools, so it never saw the schema with the network $ref")
+		}
+	})
+})
