@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -203,22 +202,11 @@ func (l *lineRecorder) record(line []byte, trunc bool) {
 	l.run.rec.Record(wire.Frame{Conn: l.conn, Dir: l.dir, Kind: kind, Raw: bytes.Clone(line), Truncated: trunc})
 }
 
-// recordLines copies src to dst line by line, recording each line.
+// recordLines copies src to dst, recording each line: every complete line
+// of a read is recorded before any of it reaches dst, so that lines the
+// client sent together are recorded before anything the scenario server
+// says after reading them.
 func recordLines(dst io.Writer, src io.Reader, l *lineRecorder) error {
-	br := bufio.NewReaderSize(src, 64<<10)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			_, _ = l.Write(chunk)
-			if _, werr := dst.Write(chunk); werr != nil {
-				return werr
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-	}
+	_, err := io.Copy(io.MultiWriter(l, dst), src)
+	return err
 }

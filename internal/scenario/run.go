@@ -218,8 +218,9 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// expire ends the session when the client calls a tool: that request and
-// every later one naming the session get HTTP 404.
+// expire ends the first session in which the client calls a tool: that
+// request and every later one naming the session get HTTP 404 (a new
+// session lives on).
 func (r *Run) expire(next http.Handler) http.Handler {
 	var mu sync.Mutex
 	ended := map[string]bool{}
@@ -228,7 +229,7 @@ func (r *Run) expire(next http.Handler) http.Handler {
 		if sid != "" {
 			mu.Lock()
 			gone := ended[sid]
-			if !gone && req.Method == http.MethodPost && methodOf(req) == "tools/call" {
+			if !gone && len(ended) == 0 && req.Method == http.MethodPost && methodOf(req) == "tools/call" {
 				ended[sid], gone = true, true
 				r.note("the scenario server ends the session " + sid + " (HTTP 404 from now on)")
 			}

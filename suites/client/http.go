@@ -139,7 +139,7 @@ var _ = c.ClientArea("client", func() {
 		var bad []msg
 		posts := 0
 		for _, r := range t.Runs(nil) {
-			for _, m := range traffic(t, r) {
+			for _, m := range modernTraffic(t, r) {
 				if !m.client() || m.httpMethod() != "POST" || m.M == nil {
 					continue
 				}
@@ -167,7 +167,7 @@ var _ = c.ClientArea("client", func() {
 		var why []string
 		posts := 0
 		for _, r := range t.Runs(nil) {
-			for _, m := range traffic(t, r) {
+			for _, m := range modernTraffic(t, r) {
 				if !m.client() || m.httpMethod() != "POST" || m.M == nil || !m.M.HasMethod {
 					continue
 				}

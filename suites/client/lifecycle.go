@@ -139,7 +139,7 @@ var _ = c.ClientArea("client", func() {
 					if p.F.Conn != m.F.Conn || p.M.ID.Key() != m.M.ID.Key() {
 						continue
 					}
-					if a, ok := answer(ms, p); !ok || a.F.Seq > m.F.Seq {
+					if !settledBefore(ms, p, m.F.Seq) {
 						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: id %s is that of the %s still awaiting its response", describeRunOf(r), m.M.ID, p.M.Method))
 						break
 					}
@@ -233,6 +233,24 @@ var _ = c.ClientArea("client", func() {
 		}
 	})
 })
+
+// settledBefore reports whether request p no longer awaited its response
+// at seq: it was answered, or (HTTP) its exchange was refused without a
+// JSON-RPC response (a 404 for an ended session, a 4xx or 5xx).
+func settledBefore(ms []msg, p msg, seq int64) bool {
+	if a, ok := answer(ms, p); ok && a.F.Seq < seq {
+		return true
+	}
+	for _, x := range ms {
+		if x.F.Seq >= seq {
+			break
+		}
+		if !x.client() && p.F.HTTP != nil && x.F.Exchange == p.F.Exchange && x.F.Conn == p.F.Conn && x.F.HTTP != nil && x.F.HTTP.Status >= 300 {
+			return true
+		}
+	}
+	return false
+}
 
 // initializeFault says what is wrong with an initialize request's params
 // ("" when nothing).

@@ -13,7 +13,7 @@ var _ = c.ClientArea("client", func() {
 		var bad []msg
 		n := 0
 		for _, r := range t.Runs(nil) {
-			for _, m := range requests(traffic(t, r)) {
+			for _, m := range requests(modernTraffic(t, r)) {
 				n++
 				meta := metaOf(m.M)
 				var v string
@@ -36,7 +36,7 @@ var _ = c.ClientArea("client", func() {
 		var bad []msg
 		n := 0
 		for _, r := range t.Runs(nil) {
-			for _, m := range requests(traffic(t, r)) {
+			for _, m := range requests(modernTraffic(t, r)) {
 				n++
 				var info struct {
 					Name, Version *string

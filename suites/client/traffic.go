@@ -189,3 +189,39 @@ func headerValues(h http.Header, name string) []string {
 
 // describeRunOf names a run for messages.
 func describeRunOf(r *scenario.Run) string { return "scenario " + r.Scenario.Name }
+
+// modernTraffic is traffic without what a dual-era client sent after it
+// fell back to initialize in a 2026-07-28 run (the scenario server
+// refused its discovery): the legacy requests are judged by the legacy
+// era's requirements, not by the per-request ones. Over stdio, a
+// connection's messages from its first initialize on; over HTTP, the
+// initialize requests and every message naming a session. It notes the
+// fallback on t.
+func modernTraffic(t *c.T, r *scenario.Run) []msg {
+	ms := traffic(t, r)
+	legacyFrom := map[string]int64{} // stdio: conn → seq of its first initialize
+	fell := false
+	for _, m := range ms {
+		if m.client() && m.M != nil && m.M.Method == "initialize" && m.F.HTTP == nil {
+			if _, ok := legacyFrom[m.F.Conn]; !ok {
+				legacyFrom[m.F.Conn] = m.F.Seq
+			}
+		}
+	}
+	var out []msg
+	for _, m := range ms {
+		if from, ok := legacyFrom[m.F.Conn]; ok && m.F.Seq >= from {
+			fell = true
+			continue
+		}
+		if m.F.HTTP != nil && m.client() && (sessionOf(m) != "" || m.M != nil && m.M.Method == "initialize") {
+			fell = true
+			continue
+		}
+		out = append(out, m)
+	}
+	if fell {
+		t.Note("%s: the client fell back to initialize (the legacy era); its legacy messages are not judged by this revision's per-request requirements", describeRunOf(r))
+	}
+	return out
+}
