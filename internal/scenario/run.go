@@ -76,7 +76,7 @@ type Run struct {
 	// base is the scenario server's http://127.0.0.1:PORT (both
 	// transports: the canary is served there).
 	base string
-	mu       sync.Mutex
+	mu   sync.Mutex
 }
 
 // note records a harness annotation in the run's transcript.
