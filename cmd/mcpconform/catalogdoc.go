@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fixtures"
+	"github.com/mcpconform/mcpconform/fixtures/clientref"
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/conform"
 )
@@ -49,6 +50,12 @@ func checkIndex(withTransport bool) (checked map[string]bool, sources map[string
 		for _, id := range m.Kills {
 			killers[id] = append(killers[id], name)
 		}
+	}
+	// the client requirements' mutants: the reference client's
+	// (fixtures/clientref, TestClientKillMatrix)
+	for _, m := range clientref.Mutants {
+		name := m.Name + " (client)"
+		killers[m.Req] = append(killers[m.Req], name)
 	}
 	return checked, conform.Sources(), killers
 }
