@@ -39,6 +39,7 @@ func cmdClient(args []string, stdout, stderr io.Writer) int {
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run")
 		quiet       = fs.Bool("quiet", false, "no progress lines")
+		blackBox    = fs.Bool("black-box", false, "play one scenario server with every feature (for a host with no per-scenario adapter: it is judged on whatever it does) instead of the official harness's scenarios")
 	)
 	fs.Var(&envs, "env", "extra environment variable NAME=value for the client (repeatable)")
 	if done, code := parseFlags(fs, args, "mcpconform client [flags] -- CLIENT [ARGS...]", stdout, stderr); done {
@@ -49,7 +50,7 @@ func cmdClient(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpconform client: give the client's command after --, e.g. mcpconform client -- ./everything-client (see 'mcpconform client --help')")
 		return exitUsage
 	}
-	c := scenario.Client{Argv: argv, Env: envs, Timeout: *timeout}
+	c := scenario.Client{Argv: argv, Env: envs, Timeout: *timeout, BlackBox: *blackBox}
 	switch *transport {
 	case "auto":
 		c.Transport = wire.HTTP

@@ -104,7 +104,7 @@ func PlayClient(ctx context.Context, env *Env, c scenario.Client, parallel int) 
 	}
 	var jobs []job
 	for _, rev := range env.Revisions {
-		ss := scenario.For(rev, c.Transport)
+		ss := scenario.For(rev, c.Transport, c.BlackBox)
 		cr.Runs[rev] = make([]*scenario.Run, len(ss))
 		for i, s := range ss {
 			jobs = append(jobs, job{rev, s, i})

@@ -74,6 +74,10 @@ func RunClient(cfg Config, client scenario.Client) (*Outcome, error) {
 		result.CiteTolerances(rep.Results)
 		result.SortResults(rep.Results)
 		rep.Summary = result.Summarize(rep.Results, cfg.Strict)
+		if rep.Summary.Hollow {
+			rep.Summary.HollowReason = strings.ReplaceAll(rep.Summary.HollowReason, "the server", "the client") +
+				" (how each scenario's client process ended is in the detection lines)"
+		}
 		if cfg.Baseline != nil {
 			rep.ApplyBaseline(cfg.Baseline, cfg.BaselineFile)
 		}

@@ -42,6 +42,9 @@ type Client struct {
 	// Relay is the command whose argv words "{server}" expands to, before
 	// its --connect and --token flags: mcpconform's own scenario-relay.
 	Relay []string
+	// BlackBox plays the one scenario with every feature (a host with no
+	// per-scenario adapter) instead of the official harness's scenarios.
+	BlackBox bool
 }
 
 // Placeholders in Client.Argv.

@@ -46,10 +46,15 @@ type Scenario struct {
 	// since is the first revision it is played in ("": every one of its
 	// eras).
 	since catalog.Revision
+	// BlackBox: the scenario of the black-box mode (Client.BlackBox),
+	// played only there, and alone.
+	BlackBox bool
 }
 
 // All lists the scenarios, in the order they run.
 var All = []*Scenario{
+	{Name: "everything", Client: "everything", Legacy: true, Modern: true, BlackBox: true,
+		About: "black-box mode: one server with every feature the scenarios have (a tool that pings the client in the legacy era, tools that ask for input in 2026-07-28, a tool whose schema $refs a canary, a resource, a prompt): whatever the client does is judged", setup: everything},
 	{Name: "initialize", Client: "initialize", Legacy: true,
 		About: "a plain server: the client opens a session and lists the tools", setup: addNumbers},
 	{Name: "tools_call", Client: "tools_call", Legacy: true, Modern: true,
@@ -93,11 +98,12 @@ func (s *Scenario) Applies(rev catalog.Revision, transport string) bool {
 	return s.Modern
 }
 
-// For lists the scenarios played in rev over transport.
-func For(rev catalog.Revision, transport string) []*Scenario {
+// For lists the scenarios played in rev over transport: the black-box
+// mode's (blackBox), or the others.
+func For(rev catalog.Revision, transport string, blackBox bool) []*Scenario {
 	var out []*Scenario
 	for _, s := range All {
-		if s.Applies(rev, transport) {
+		if s.Applies(rev, transport) && s.BlackBox == blackBox {
 			out = append(out, s)
 		}
 	}
@@ -142,9 +148,29 @@ func pingingAddNumbers(srv *mcp.Server, r *Run) {
 	})
 }
 
+// everything is the black-box mode's server: every feature the other
+// scenarios have, for the revision of the run.
+func everything(srv *mcp.Server, r *Run) {
+	everyResource(srv)
+	if r.Revision.IsLegacy() {
+		pingingAddNumbers(srv, r)
+		return
+	}
+	addNumbers(srv, r)
+	mrtrTools(srv, r)
+	if r.Transport == wire.HTTP {
+		schemaRefTools(srv, r)
+	}
+}
+
 // everyFeature: a tool, a resource and a prompt.
 func everyFeature(srv *mcp.Server, r *Run) {
 	addNumbers(srv, r)
+	everyResource(srv)
+}
+
+// everyResource: a resource and a prompt.
+func everyResource(srv *mcp.Server) {
 	srv.AddResource(&mcp.Resource{URI: "test://scenario/readme", Name: "readme", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "scenario"}}}, nil

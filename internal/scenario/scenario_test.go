@@ -116,7 +116,7 @@ func TestRelayCarriesLines(t *testing.T) {
 // Which scenarios a revision and a transport get.
 func TestScenarioSelection(t *testing.T) {
 	names := func(rev catalog.Revision, tr string) (out []string) {
-		for _, s := range For(rev, tr) {
+		for _, s := range For(rev, tr, false) {
 			out = append(out, s.Name)
 		}
 		return out
@@ -126,5 +126,8 @@ func TestScenarioSelection(t *testing.T) {
 	}
 	if got := names(catalog.Modern, wire.Stdio); slices.Contains(got, "http-standard-headers") || !slices.Contains(got, "tools_call") {
 		t.Errorf("2026-07-28 over stdio: %v", got)
+	}
+	if got := For(catalog.Modern, wire.HTTP, true); len(got) != 1 || got[0].Name != "everything" {
+		t.Errorf("black-box mode: %v, want the one scenario everything", got)
 	}
 }
