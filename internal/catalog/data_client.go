@@ -192,6 +192,15 @@ var clientRequirements = []Requirement{
 		Revisions: revs(R20260728),
 		Source:    `26:basic/index.mdx "$ref Resolution"`,
 	},
+	{
+		ID:        "CLI-019",
+		Title:     "the client uses only the capabilities the server declared",
+		Statement: `In a legacy session the client sends no request of a feature the server did not declare in its initialize result: tools/*, resources/* (resources/subscribe: resources.subscribe), prompts/*, logging/setLevel, completion/complete, tasks/*.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/lifecycle.mdx "Operation"`,
+	},
 }
 
 // the client table follows the server table (package variables are

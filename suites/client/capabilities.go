@@ -1,0 +1,88 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	c "github.com/mcpconform/mcpconform/internal/conform"
+)
+
+// capabilityOf is the server capability a client request needs ("" for
+// one that needs none), and the sub-capability when one is needed.
+func capabilityOf(method string) (capability, sub string) {
+	switch {
+	case method == "resources/subscribe" || method == "resources/unsubscribe":
+		return "resources", "subscribe"
+	case method == "logging/setLevel":
+		return "logging", ""
+	case method == "completion/complete":
+		return "completions", ""
+	}
+	if area, _, ok := strings.Cut(method, "/"); ok {
+		switch area {
+		case "tools", "resources", "prompts", "tasks":
+			return area, ""
+		}
+	}
+	return "", ""
+}
+
+var _ = c.ClientArea("client", func() {
+	c.It("CLI-019", "the client uses only the capabilities the server declared", func(t *c.T) {
+		var bad []msg
+		var why []string
+		sessions := 0
+		for _, r := range t.Runs(nil) {
+			ms := traffic(t, r)
+			inits := initializes(ms)
+			for i, init := range inits {
+				a, ok := answer(ms, init)
+				if !ok || !a.M.HasResult {
+					continue
+				}
+				var res struct {
+					Capabilities map[string]json.RawMessage `json:"capabilities"`
+				}
+				if json.Unmarshal(a.M.Result, &res) != nil {
+					continue
+				}
+				sessions++
+				sid := issuedSession(ms, init)
+				end := int64(1 << 62)
+				if i+1 < len(inits) {
+					end = inits[i+1].F.Seq
+				}
+				for _, m := range requests(ms) {
+					if m.F.Seq <= a.F.Seq || m.F.Seq >= end || m.F.Conn != init.F.Conn || sid != "" && sessionOf(m) != sid || modernShaped(m.M) {
+						continue
+					}
+					cp, sub := capabilityOf(m.M.Method)
+					if cp == "" {
+						continue
+					}
+					raw, declared := res.Capabilities[cp]
+					if declared && sub != "" {
+						var o map[string]json.RawMessage
+						_ = json.Unmarshal(raw, &o)
+						declared = string(o[sub]) == "true"
+					}
+					if !declared {
+						name := cp
+						if sub != "" {
+							name += "." + sub
+						}
+						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: %s although the server declared no %s capability", describeRunOf(r), m.M.Method, name))
+					}
+				}
+			}
+		}
+		if sessions == 0 {
+			t.NA("no initialize of the client got a result")
+		}
+		if len(bad) > 0 {
+			evidence(t, bad)
+			t.Violation("requests only of the capabilities the initialize result declared", describe(bad), "%s", joinFirst(why))
+		}
+	})
+})
