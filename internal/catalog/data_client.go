@@ -201,6 +201,26 @@ var clientRequirements = []Requirement{
 		Revisions: LegacyRevisions,
 		Source:    `<rev>:basic/lifecycle.mdx "Operation"`,
 	},
+	{
+		ID:         "CLI-020",
+		Title:      "tools/call mirrors x-mcp-header arguments into Mcp-Param headers",
+		Statement:  `For a tool whose inputSchema marks a property with x-mcp-header: "{Name}", a tools/call carrying a value there that is not null carries Mcp-Param-{Name} with it (strings as they are, integers in decimal, booleans as true/false; a value that is not plain ASCII, has surrounding whitespace or looks like a sentinel as =?base64?…?=), and no such header when the value is absent or null.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/transports/streamable-http.mdx "Custom Headers from Tool Parameters"; 26:basic/transports/streamable-http.mdx "Value Encoding"`,
+	},
+	{
+		ID:         "CLI-021",
+		Title:      "a tool whose x-mcp-header marks are invalid is dropped, never called",
+		Statement:  `A tool whose x-mcp-header marks break the constraints (empty or not a token, duplicated ignoring case, on a property that is not a string, integer or boolean, or not reached through properties alone) is left out of the client's tools and never called.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/transports/streamable-http.mdx "Schema Extension"; 26:server/tools.mdx`,
+	},
 }
 
 // the client table follows the server table (package variables are

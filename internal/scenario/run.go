@@ -91,6 +91,11 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev)}
 	r.From = rec.Seq()
 	defer func() { r.To = rec.Seq() }()
+	defer func() {
+		if p := recover(); p != nil { // a scenario server that could not be built
+			r.Err = fmt.Errorf("the scenario server failed: %v", p)
+		}
+	}()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		r.Err = err
@@ -113,6 +118,9 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 	env := append(os.Environ(),
 		"MCP_CONFORMANCE_SCENARIO="+s.Client,
 		"MCP_CONFORMANCE_PROTOCOL_VERSION="+string(rev))
+	if s.context != "" {
+		env = append(env, "MCP_CONFORMANCE_CONTEXT="+s.context)
+	}
 	env = append(env, c.Env...)
 	r.runClient(ctx, argv, env, c.Timeout)
 	stop()
@@ -129,6 +137,9 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 	}
 	if s.reconnect {
 		h = r.reconnect(h)
+	}
+	if s.invalidTools {
+		h = r.withInvalidTools(h)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.recordHTTP(h))

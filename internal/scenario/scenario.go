@@ -49,6 +49,11 @@ type Scenario struct {
 	// BlackBox: the scenario of the black-box mode (Client.BlackBox),
 	// played only there, and alone.
 	BlackBox bool
+	// context is the MCP_CONFORMANCE_CONTEXT the client gets ("": none).
+	context string
+	// invalidTools: the tools/list answers carry tools whose x-mcp-header
+	// marks are invalid (headers.go; 2026-07-28 HTTP).
+	invalidTools bool
 }
 
 // All lists the scenarios, in the order they run.
@@ -69,6 +74,10 @@ var All = []*Scenario{
 		About: "the call of test_reconnection gets a stream closed after a priming event with retry: 500: the client must wait before it resumes with Last-Event-ID", setup: reconnectTools},
 	{Name: "json-schema-ref-no-deref", Client: "json-schema-ref-no-deref", Modern: true, HTTPOnly: true,
 		About: "a tool whose inputSchema has a $ref to a network URI (a canary on the scenario server): the client must not fetch it", setup: schemaRefTools},
+	{Name: "http-custom-headers", Client: "http-custom-headers", Modern: true, HTTPOnly: true, context: headerContext("http-custom-headers"),
+		About: "a tool whose inputSchema marks properties with x-mcp-header, and the calls to make of it (MCP_CONFORMANCE_CONTEXT): each present, non-null value goes in an Mcp-Param header", setup: customHeaderTools},
+	{Name: "http-invalid-tool-headers", Client: "http-invalid-tool-headers", Modern: true, HTTPOnly: true, invalidTools: true,
+		About: "tools whose x-mcp-header marks break the constraints beside a valid one: the client must drop them and never call them", setup: invalidHeaderTools},
 	{Name: "ping", Client: "tools_call", Legacy: true,
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,

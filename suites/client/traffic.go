@@ -225,3 +225,6 @@ func modernTraffic(t *c.T, r *scenario.Run) []msg {
 	}
 	return out
 }
+
+// httpCanonical is the canonical MIME header key (net/http's).
+func httpCanonical(k string) string { return http.CanonicalHeaderKey(k) }
