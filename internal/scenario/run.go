@@ -108,6 +108,14 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 	if c.Transport == wire.HTTP {
 		argv, stop = r.serveHTTP(ln, c, s, rev)
 	} else {
+		// the canary of a schema's network $ref is served over HTTP
+		// whatever the client's transport
+		stopCanary, err := r.serveCanary()
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		defer stopCanary()
 		argv, stop, err = r.serveStdio(ln, c, s, rev)
 		if err != nil {
 			r.Err = err
@@ -154,6 +162,21 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 		_ = hs.Shutdown(ctx)
 		_ = hs.Close()
 	}
+}
+
+// serveCanary serves the $ref canary on a loopback HTTP listener of its
+// own (a stdio run's scenario server has none) and sets r.base to it.
+func (r *Run) serveCanary() (stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r.base = "http://" + ln.Addr().String()
+	mux := http.NewServeMux()
+	mux.Handle(CanaryPath, r.canary())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	return func() { _ = hs.Close() }, nil
 }
 
 // serveStdio accepts the relays the client starts on ln, one scenario

@@ -72,7 +72,7 @@ var All = []*Scenario{
 		About: "tools that answer input_required first: the client's retry must carry a new id, the requestState verbatim and keyed inputResponses", setup: mrtrTools},
 	{Name: "sse-retry", Client: "sse-retry", Legacy: true, HTTPOnly: true, reconnect: true, since: catalog.R20251125,
 		About: "the call of test_reconnection gets a stream closed after a priming event with retry: 500: the client must wait before it resumes with Last-Event-ID", setup: reconnectTools},
-	{Name: "json-schema-ref-no-deref", Client: "json-schema-ref-no-deref", Modern: true, HTTPOnly: true,
+	{Name: "json-schema-ref-no-deref", Client: "json-schema-ref-no-deref", Modern: true,
 		About: "a tool whose inputSchema has a $ref to a network URI (a canary on the scenario server): the client must not fetch it", setup: schemaRefTools},
 	{Name: "http-custom-headers", Client: "http-custom-headers", Modern: true, HTTPOnly: true, context: headerContext("http-custom-headers"),
 		About: "a tool whose inputSchema marks properties with x-mcp-header, and the calls to make of it (MCP_CONFORMANCE_CONTEXT): each present, non-null value goes in an Mcp-Param header", setup: customHeaderTools},
@@ -167,9 +167,7 @@ func everything(srv *mcp.Server, r *Run) {
 	}
 	addNumbers(srv, r)
 	mrtrTools(srv, r)
-	if r.Transport == wire.HTTP {
-		schemaRefTools(srv, r)
-	}
+	schemaRefTools(srv, r)
 }
 
 // everyFeature: a tool, a resource and a prompt.

@@ -11,8 +11,9 @@ import (
 
 // The $ref scenario (2026-07-28, the official json-schema-ref-no-deref):
 // a tool whose inputSchema names a property's schema by a network URI, a
-// canary on the scenario server's own address. A client must not fetch it
-// (CLI-018): a fetch is recorded as a note the check finds.
+// canary on the scenario server's own address (over stdio, on a loopback
+// HTTP listener of the run). A client must not fetch it (CLI-018): a
+// fetch is recorded as a note the check finds.
 
 // CanaryPath is the canary's path on the scenario server; CanaryNote
 // starts the note a fetch of it records.
