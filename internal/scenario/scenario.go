@@ -54,6 +54,10 @@ type Scenario struct {
 	// invalidTools: the tools/list answers carry tools whose x-mcp-header
 	// marks are invalid (headers.go; 2026-07-28 HTTP).
 	invalidTools bool
+	// older: the server supports only the revision before the run's (a
+	// legacy client offering the run's revision gets the older one in
+	// the initialize result, and must go on with it or disconnect).
+	older bool
 }
 
 // All lists the scenarios, in the order they run.
@@ -78,6 +82,8 @@ var All = []*Scenario{
 		About: "a tool whose inputSchema marks properties with x-mcp-header, and the calls to make of it (MCP_CONFORMANCE_CONTEXT): each present, non-null value goes in an Mcp-Param header", setup: customHeaderTools},
 	{Name: "http-invalid-tool-headers", Client: "http-invalid-tool-headers", Modern: true, HTTPOnly: true, invalidTools: true,
 		About: "tools whose x-mcp-header marks break the constraints beside a valid one: the client must drop them and never call them", setup: invalidHeaderTools},
+	{Name: "older-version", Client: "tools_call", Legacy: true, older: true, since: catalog.R20250326,
+		About: "the server supports only the revision before the run's: the client must go on with the version the initialize result names (its MCP-Protocol-Version header too) or disconnect", setup: addNumbers},
 	{Name: "ping", Client: "tools_call", Legacy: true,
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
@@ -121,12 +127,25 @@ func For(rev catalog.Revision, transport string, blackBox bool) []*Scenario {
 
 // server builds the scenario's MCP server for revision rev.
 func (s *Scenario) server(rev catalog.Revision, r *Run) *mcp.Server {
+	version := rev
+	if s.older {
+		version = previous(rev)
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpconform-scenario-" + s.Name, Version: "1.0.0"},
-		&mcp.ServerOptions{SupportedProtocolVersions: []string{string(rev)}})
+		&mcp.ServerOptions{SupportedProtocolVersions: []string{string(version)}})
 	if s.setup != nil {
 		s.setup(srv, r)
 	}
 	return srv
+}
+
+// previous is the revision before rev (rev itself for the first).
+func previous(rev catalog.Revision) catalog.Revision {
+	i := slices.Index(catalog.AllRevisions, rev)
+	if i <= 0 {
+		return rev
+	}
+	return catalog.AllRevisions[i-1]
 }
 
 type addArgs struct {
