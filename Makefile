@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/mcpconform
 REPORTS ?= mcpconform-report
 
-.PHONY: build test test-slow corpus corpus-update sidebyside demo demo-http bench lint checks-list clean
+.PHONY: build test test-slow corpus corpus-update sidebyside demo demo-http demo-client bench lint checks-list clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcpconform
@@ -72,6 +72,15 @@ demo: build
 	$(BIN) run --quiet --report-dir $(REPORTS)/tutor-stdio -- $(BIN) fixture tutor
 	@$(MAKE) --no-print-directory demo-http FIXTURE=tutor RUNFLAGS="--quiet --bearer-env TUTOR_TOKEN"
 	$(BIN) report --html $(REPORTS)/matrix.html $(REPORTS)/aftersales-stdio $(REPORTS)/aftersales-http $(REPORTS)/tutor-stdio $(REPORTS)/tutor-http
+	@$(MAKE) --no-print-directory demo-client
+
+# The client half: the reference client (fixtures/clientref, on the
+# go-sdk) played every scenario over Streamable HTTP and over stdio;
+# reports in $(REPORTS)/refclient-<transport>.
+demo-client: build
+	$(GO) build -o bin/refclient ./fixtures/cmd/refclient
+	$(BIN) client --report-dir $(REPORTS)/refclient-http -- bin/refclient
+	$(BIN) client --quiet --report-dir $(REPORTS)/refclient-stdio -- bin/refclient --stdio -- {server}
 
 demo-http:
 	@set -e; mkdir -p $(REPORTS); url=$(REPORTS)/.$(FIXTURE).url; rm -f $$url; \

@@ -190,6 +190,9 @@ type htmlReport struct {
 	Verdicts                       []Verdict
 	Name, Version                  string // clipped for the header
 	Info                           htmlInfo
+	// Role is what was checked: "server", or "client" (mcpconform client:
+	// Info is then the client's clientInfo).
+	Role string
 	Transport, Target, TargetShort string
 	URL                            bool
 	Auth                           string
@@ -227,7 +230,7 @@ func buildHTMLReport(r *Report) *htmlReport {
 		Passed: s.Passed, Strict: s.Strict, Hollow: s.Hollow, HollowReason: strings.TrimSuffix(s.HollowReason, "."),
 		Interrupted: r.Interrupted, Total: len(r.Results),
 		Verdicts: result.Verdicts, Info: info,
-		Name: htmlClip(htmlOneLine(info.Name), htmlHeaderClip), Version: htmlClip(htmlOneLine(info.Version), 60),
+		Name: htmlClip(htmlOneLine(info.Name), htmlHeaderClip), Version: htmlClip(htmlOneLine(info.Version), 60), Role: role(r),
 		Transport: r.Target.Transport, Auth: r.Target.Auth, HeaderNames: r.Target.Headers,
 		Revisions: r.Revisions, Detection: r.Detection, Stderr: r.Stderr, Baseline: r.Baseline,
 		Started:    r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
@@ -277,7 +280,9 @@ func buildHTMLReport(r *Report) *htmlReport {
 	for i := range r.Results {
 		res := &r.Results[i]
 		cv := buildHTMLCheck(res, anchors[i], txRefs[i])
-		if res.Verdict == result.FAIL || res.Verdict == result.WARN {
+		// a client's fault is replayed by playing its scenario again, not
+		// by a script standing in for it
+		if (res.Verdict == result.FAIL || res.Verdict == result.WARN) && role(r) == "server" {
 			if script, err := repro.Generate(r, *res, repro.Options{}); err == nil {
 				cv.Repro = script
 				cv.ReproCmd = ReproCommand(*res)
@@ -364,6 +369,14 @@ func safeLinks(ls []string) []string {
 		}
 	}
 	return out
+}
+
+// role is what a report checked: "client" (mcpconform client) or "server".
+func role(r *Report) string {
+	if r.Target.Role == "client" {
+		return "client"
+	}
+	return "server"
 }
 
 // ReproCommand is the command that prints a result's reproduction script.

@@ -157,7 +157,7 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 		if n := len(problems) - shown; n > 0 {
 			fmt.Fprintf(&b, "\n… and %d more (see the full reports)\n", n)
 		}
-		if !strings.HasPrefix(r.Tool.Name, "mcpconform fuzz") {
+		if !strings.HasPrefix(r.Tool.Name, "mcpconform fuzz") && role(r) == "server" {
 			fmt.Fprintf(&b, "\nReproduce one without mcpconform: %s prints a standalone sh script that runs it against the same target (exit 1: the violation is seen, 0: fixed).\n", mdText("mcpconform repro report.json ID --revision REVISION", 120))
 		}
 

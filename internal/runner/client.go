@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/signal"
@@ -63,6 +64,7 @@ func RunClient(cfg Config, client scenario.Client) (*Outcome, error) {
 		rep.Eras = append(rep.Eras, result.Era{Revision: string(r)})
 	}
 	rep.Revision = string(revs[0])
+	rep.ServerInfo = clientInfo(rec)
 	for _, r := range revs {
 		for _, run := range env.Client.Runs[r] {
 			rep.Detection = append(rep.Detection, runLine(run))
@@ -93,6 +95,32 @@ func RunClient(cfg Config, client scenario.Client) (*Outcome, error) {
 		return nil, errors.New("the run ended without a report")
 	}
 	return &out, nil
+}
+
+// clientInfo is the first clientInfo the client sent (initialize's, or a
+// 2026-07-28 request's _meta): the report's identity of what it checked.
+func clientInfo(rec *wire.Recorder) json.RawMessage {
+	for _, f := range rec.Since(0, 0) {
+		if f.Dir != wire.In || f.Kind != wire.KindMessage {
+			continue
+		}
+		var m struct {
+			Params struct {
+				ClientInfo json.RawMessage            `json:"clientInfo"`
+				Meta       map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(f.Raw, &m) != nil {
+			continue
+		}
+		for _, info := range []json.RawMessage{m.Params.ClientInfo, m.Params.Meta["io.modelcontextprotocol/clientInfo"]} {
+			var o map[string]json.RawMessage
+			if json.Unmarshal(info, &o) == nil && o != nil {
+				return validUTF8(rec.Redactor().Bytes(info))
+			}
+		}
+	}
+	return nil
 }
 
 // clientTarget describes the client under test for the report.
