@@ -180,19 +180,19 @@ type htmlFilterGroup struct {
 
 type htmlReport struct {
 	htmlAssets
-	Title, Schema                  string
-	Tool                           Tool
-	Passed, Strict, Hollow         bool
-	Interrupted                    bool
-	HollowReason                   string
-	Total, Judged                  int
-	Counts                         []htmlCount
-	Verdicts                       []Verdict
-	Name, Version                  string // clipped for the header
-	Info                           htmlInfo
+	Title, Schema          string
+	Tool                   Tool
+	Passed, Strict, Hollow bool
+	Interrupted            bool
+	HollowReason           string
+	Total, Judged          int
+	Counts                 []htmlCount
+	Verdicts               []Verdict
+	Name, Version          string // clipped for the header
+	Info                   htmlInfo
 	// Role is what was checked: "server", or "client" (mcpconform client:
 	// Info is then the client's clientInfo).
-	Role string
+	Role                           string
 	Transport, Target, TargetShort string
 	URL                            bool
 	Auth                           string
