@@ -3,8 +3,6 @@ package conform
 import (
 	"context"
 
-	"github.com/onsi/ginkgo/v2"
-
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/scenario"
 )
@@ -38,25 +36,7 @@ func (e *Env) Transport() string {
 
 // ClientArea registers a client area's specs (see Area): in a client run
 // only.
-func ClientArea(area string, body func()) bool {
-	regMu.Lock()
-	areaBodies = append(areaBodies, body)
-	regMu.Unlock()
-	return ginkgo.Describe(area, func() {
-		env := CurrentEnv()
-		if env == nil || env.Client == nil {
-			return
-		}
-		for _, rev := range env.Revisions {
-			ginkgo.Context(string(rev), func() {
-				regMu.Lock()
-				curRev, curArea = rev, area
-				regMu.Unlock()
-				body()
-			})
-		}
-	})
-}
+func ClientArea(area string, body func()) bool { return areaOf(area, body, true) }
 
 // Runs returns the scenario runs of the check's revision whose scenario
 // keep accepts (nil: all) and attaches their traffic to the check's

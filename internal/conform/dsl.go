@@ -110,13 +110,17 @@ func CheckedIDs() []string {
 
 // Area registers an area's specs. body runs at tree construction, once for
 // each revision of the run; inside it, It registers the checks.
-func Area(area string, body func()) bool {
+func Area(area string, body func()) bool { return areaOf(area, body, false) }
+
+// areaOf registers an area's specs for server runs, or (client) for
+// client runs.
+func areaOf(area string, body func(), client bool) bool {
 	regMu.Lock()
 	areaBodies = append(areaBodies, body)
 	regMu.Unlock()
 	return ginkgo.Describe(area, func() {
 		env := CurrentEnv()
-		if env == nil || env.Client != nil {
+		if env == nil || (env.Client != nil) != client {
 			return
 		}
 		for _, rev := range env.Revisions {

@@ -30,8 +30,7 @@ func capabilityOf(method string) (capability, sub string) {
 
 var _ = c.ClientArea("client", func() {
 	c.It("CLI-019", "the client uses only the capabilities the server declared", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		sessions := 0
 		for _, r := range t.Runs(nil) {
 			ms := traffic(t, r)
@@ -72,7 +71,7 @@ var _ = c.ClientArea("client", func() {
 						if sub != "" {
 							name += "." + sub
 						}
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: %s although the server declared no %s capability", describeRunOf(r), m.M.Method, name))
+						bad.add(m, fmt.Sprintf("%s: %s although the server declared no %s capability", describeRunOf(r), m.M.Method, name))
 					}
 				}
 			}
@@ -80,9 +79,6 @@ var _ = c.ClientArea("client", func() {
 		if sessions == 0 {
 			t.NA("no initialize of the client got a result")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("requests only of the capabilities the initialize result declared", describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "requests only of the capabilities the initialize result declared")
 	})
 })

@@ -169,8 +169,7 @@ func argumentAt(args json.RawMessage, path []string) json.RawMessage {
 
 var _ = c.ClientArea("client", func() {
 	c.It("CLI-020", "tools/call mirrors x-mcp-header arguments into Mcp-Param headers", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		calls := 0
 		for _, r := range t.Runs(nil) {
 			ms := modernTraffic(t, r)
@@ -195,13 +194,13 @@ var _ = c.ClientArea("client", func() {
 					want, sentinel, present := headerValue(argumentAt(p.Arguments, mk.path))
 					switch {
 					case !present && has:
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: Mcp-Param-%s %q sent for an argument that is absent or null", p.Name, mk.name, got[0]))
+						bad.add(m, fmt.Sprintf("%s: Mcp-Param-%s %q sent for an argument that is absent or null", p.Name, mk.name, got[0]))
 					case present && !has:
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: no Mcp-Param-%s for the argument %s = %q", p.Name, mk.name, strings.Join(mk.path, "."), want))
+						bad.add(m, fmt.Sprintf("%s: no Mcp-Param-%s for the argument %s = %q", p.Name, mk.name, strings.Join(mk.path, "."), want))
 					case present && decodeHeader(got[0]) != want:
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: Mcp-Param-%s is %q for the argument %q", p.Name, mk.name, got[0], want))
+						bad.add(m, fmt.Sprintf("%s: Mcp-Param-%s is %q for the argument %q", p.Name, mk.name, got[0], want))
 					case present && sentinel && !strings.HasPrefix(got[0], "=?base64?"):
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: Mcp-Param-%s carries %q as it is, not as a =?base64?…?= sentinel", p.Name, mk.name, got[0]))
+						bad.add(m, fmt.Sprintf("%s: Mcp-Param-%s carries %q as it is, not as a =?base64?…?= sentinel", p.Name, mk.name, got[0]))
 					}
 				}
 			}
@@ -209,15 +208,11 @@ var _ = c.ClientArea("client", func() {
 		if calls == 0 {
 			t.NA("the client called no tool whose inputSchema marks properties with x-mcp-header")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("Mcp-Param-{Name}: each present, non-null marked argument, encoded", describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "Mcp-Param-{Name}: each present, non-null marked argument, encoded")
 	})
 
 	c.It("CLI-021", "a tool whose x-mcp-header marks are invalid is never called", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		invalid := 0
 		for _, r := range t.Runs(nil) {
 			ms := modernTraffic(t, r)
@@ -234,17 +229,14 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				if name, _ := nameOf(m.M); bads[name] != "" {
-					bad, why = append(bad, m), append(why, fmt.Sprintf("%s: the client called %s, whose definition is invalid (%s)", describeRunOf(r), name, bads[name]))
+					bad.add(m, fmt.Sprintf("%s: the client called %s, whose definition is invalid (%s)", describeRunOf(r), name, bads[name]))
 				}
 			}
 		}
 		if invalid == 0 {
 			t.NA("no scenario server listed a tool with invalid x-mcp-header marks to the client")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("no tools/call of a tool with invalid x-mcp-header marks (it is dropped from the list)", describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "no tools/call of a tool with invalid x-mcp-header marks (it is dropped from the list)")
 	})
 })
 

@@ -163,8 +163,7 @@ var _ = c.ClientArea("client", func() {
 	})
 
 	c.It("CLI-014", "Mcp-Method on every POST, Mcp-Name on tools/call, resources/read, prompts/get", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		posts := 0
 		for _, r := range t.Runs(nil) {
 			for _, m := range modernTraffic(t, r) {
@@ -173,12 +172,12 @@ var _ = c.ClientArea("client", func() {
 				}
 				posts++
 				if got := m.header("Mcp-Method"); got != m.M.Method {
-					bad, why = append(bad, m), append(why, fmt.Sprintf("Mcp-Method %q for %s", got, m.M.Method))
+					bad.add(m, fmt.Sprintf("Mcp-Method %q for %s", got, m.M.Method))
 					continue
 				}
 				if want, named := nameOf(m.M); named {
 					if got := decodeHeader(m.header("Mcp-Name")); got != want {
-						bad, why = append(bad, m), append(why, fmt.Sprintf("Mcp-Name %q for %s of %q", m.header("Mcp-Name"), m.M.Method, want))
+						bad.add(m, fmt.Sprintf("Mcp-Name %q for %s of %q", m.header("Mcp-Name"), m.M.Method, want))
 					}
 				}
 			}
@@ -186,10 +185,7 @@ var _ = c.ClientArea("client", func() {
 		if posts == 0 {
 			t.NA("the client sent no POST")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("Mcp-Method: <method>; Mcp-Name: <name or uri> on tools/call, resources/read, prompts/get", describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "Mcp-Method: <method>; Mcp-Name: <name or uri> on tools/call, resources/read, prompts/get")
 	})
 })
 

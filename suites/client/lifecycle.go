@@ -12,8 +12,7 @@ import (
 
 var _ = c.ClientArea("client", func() {
 	c.It("CLI-001", "the client opens a legacy session with a well-formed initialize", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		opened := 0
 		for _, r := range t.Runs(nil) {
 			ms := traffic(t, r)
@@ -27,9 +26,9 @@ var _ = c.ClientArea("client", func() {
 					}
 					opened++
 					if m.M.Method != "initialize" {
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: the first request is %s, not initialize", describeRunOf(r), m.M.Method))
+						bad.add(m, fmt.Sprintf("%s: the first request is %s, not initialize", describeRunOf(r), m.M.Method))
 					} else if p := initializeFault(m.M); p != "" {
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: initialize %s", describeRunOf(r), p))
+						bad.add(m, fmt.Sprintf("%s: initialize %s", describeRunOf(r), p))
 					}
 					break
 				}
@@ -38,16 +37,11 @@ var _ = c.ClientArea("client", func() {
 		if opened == 0 {
 			t.NA("the client sent no legacy request in any scenario (it did not fall back to initialize)")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("initialize first, with protocolVersion (string), capabilities (object) and clientInfo {name, version}", describe(bad),
-				"%s", joinFirst(why))
-		}
+		bad.report(t, "initialize first, with protocolVersion (string), capabilities (object) and clientInfo {name, version}")
 	})
 
 	c.It("CLI-002", "after the initialize result the client sends notifications/initialized first", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		judged := 0
 		for _, r := range t.Runs(nil) {
 			ms := traffic(t, r)
@@ -77,16 +71,13 @@ var _ = c.ClientArea("client", func() {
 					judged++
 				case next != nil:
 					judged++
-					bad, why = append(bad, *next), append(why, fmt.Sprintf("%s: %s came before notifications/initialized", describeRunOf(r), next.M.Method))
+					bad.add(*next, fmt.Sprintf("%s: %s came before notifications/initialized", describeRunOf(r), next.M.Method))
 				default:
 					t.Note("%s: the client sent neither notifications/initialized nor another request after the initialize result", describeRunOf(r))
 				}
 			}
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("notifications/initialized before any other request (pings aside)", describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "notifications/initialized before any other request (pings aside)")
 		if judged == 0 {
 			t.NA("no initialize of the client got a result that it followed with other traffic")
 		}
@@ -120,8 +111,7 @@ var _ = c.ClientArea("client", func() {
 	})
 
 	c.It("CLI-004", "request ids are strings or integers, unique as the revision requires", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		n := 0
 		for _, r := range t.Runs(nil) {
 			ms := traffic(t, r)
@@ -130,7 +120,7 @@ var _ = c.ClientArea("client", func() {
 			for i, m := range reqs {
 				n++
 				if !m.M.ID.Valid() {
-					bad, why = append(bad, m), append(why, fmt.Sprintf("%s: id %s is %s, not a string or an integer", describeRunOf(r), m.M.ID, m.M.ID.TypeName()))
+					bad.add(m, fmt.Sprintf("%s: id %s is %s, not a string or an integer", describeRunOf(r), m.M.ID, m.M.ID.TypeName()))
 					continue
 				}
 				// never the id of a request of the client's still awaiting
@@ -140,7 +130,7 @@ var _ = c.ClientArea("client", func() {
 						continue
 					}
 					if !settledBefore(ms, p, m.F.Seq) {
-						bad, why = append(bad, m), append(why, fmt.Sprintf("%s: id %s is that of the %s still awaiting its response", describeRunOf(r), m.M.ID, p.M.Method))
+						bad.add(m, fmt.Sprintf("%s: id %s is that of the %s still awaiting its response", describeRunOf(r), m.M.ID, p.M.Method))
 						break
 					}
 				}
@@ -156,7 +146,7 @@ var _ = c.ClientArea("client", func() {
 				}
 				key := scope + "|" + m.M.ID.Key()
 				if p, dup := seen[key]; dup {
-					bad, why = append(bad, m), append(why, fmt.Sprintf("%s: id %s was used before in the session (by %s)", describeRunOf(r), m.M.ID, p.M.Method))
+					bad.add(m, fmt.Sprintf("%s: id %s was used before in the session (by %s)", describeRunOf(r), m.M.ID, p.M.Method))
 				}
 				seen[key] = m
 			}
@@ -164,15 +154,11 @@ var _ = c.ClientArea("client", func() {
 		if n == 0 {
 			t.NA("the client sent no request")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("string or integer ids, none reused", describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "string or integer ids, none reused")
 	})
 
 	c.It("CLI-005", "every message of the client is JSON-RPC 2.0 of the right shape", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		n := 0
 		for _, r := range t.Runs(nil) {
 			ms := traffic(t, r)
@@ -189,22 +175,18 @@ var _ = c.ClientArea("client", func() {
 				}
 				n++
 				if p := messageFault(m, asked); p != "" {
-					bad, why = append(bad, m), append(why, describeRunOf(r)+": "+p)
+					bad.add(m, describeRunOf(r)+": "+p)
 				}
 			}
 		}
 		if n == 0 {
 			t.NA("the client sent no message")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation(`{"jsonrpc":"2.0", …}: requests with a method and an id, notifications without an id, responses to the server's requests`, describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, `{"jsonrpc":"2.0", …}: requests with a method and an id, notifications without an id, responses to the server's requests`)
 	})
 
 	c.It("CLI-010", "the client answers the server's ping with an empty result", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		pings := 0
 		for _, r := range t.Runs(nil) {
 			ms := traffic(t, r)
@@ -216,21 +198,18 @@ var _ = c.ClientArea("client", func() {
 				a, ok := answer(ms, m)
 				switch {
 				case !ok:
-					bad, why = append(bad, m), append(why, fmt.Sprintf("%s: the client did not answer the ping %s", describeRunOf(r), m.M.ID))
+					bad.add(m, fmt.Sprintf("%s: the client did not answer the ping %s", describeRunOf(r), m.M.ID))
 				case a.M.IsError() || !a.M.HasResult:
-					bad, why = append(bad, a), append(why, fmt.Sprintf("%s: the client answered the ping with an error", describeRunOf(r)))
+					bad.add(a, fmt.Sprintf("%s: the client answered the ping with an error", describeRunOf(r)))
 				case !isObject(a.M.Result):
-					bad, why = append(bad, a), append(why, fmt.Sprintf("%s: the ping's result is not an object", describeRunOf(r)))
+					bad.add(a, fmt.Sprintf("%s: the ping's result is not an object", describeRunOf(r)))
 				}
 			}
 		}
 		if pings == 0 {
 			t.NA("no scenario server's ping reached the client (it never called the tool that pings)")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("a response with the ping's id and the result {}", describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "a response with the ping's id and the result {}")
 	})
 })
 

@@ -46,8 +46,7 @@ func inputRequired(a msg) (keys []string, state *string, ok bool) {
 
 var _ = c.ClientArea("client", func() {
 	c.It("CLI-015", "an input_required retry has a new id, requestState verbatim, keyed inputResponses", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		rounds := 0
 		for _, r := range t.Runs(nil) {
 			ms := traffic(t, r)
@@ -80,13 +79,13 @@ var _ = c.ClientArea("client", func() {
 				p := retryOf(retry.M)
 				switch {
 				case retry.M.ID.Key() == first.M.ID.Key():
-					bad, why = append(bad, *retry), append(why, fmt.Sprintf("%s: the retry of %s reuses the id %s", describeRunOf(r), f.Name, retry.M.ID))
+					bad.add(*retry, fmt.Sprintf("%s: the retry of %s reuses the id %s", describeRunOf(r), f.Name, retry.M.ID))
 				case state != nil && (p.RequestState == nil || *p.RequestState != *state):
-					bad, why = append(bad, *retry), append(why, fmt.Sprintf("%s: the retry of %s carries requestState %s, not %q as handed out", describeRunOf(r), f.Name, strOr(p.RequestState), *state))
+					bad.add(*retry, fmt.Sprintf("%s: the retry of %s carries requestState %s, not %q as handed out", describeRunOf(r), f.Name, strOr(p.RequestState), *state))
 				case state == nil && p.RequestState != nil:
-					bad, why = append(bad, *retry), append(why, fmt.Sprintf("%s: the retry of %s carries requestState %q although none was handed out", describeRunOf(r), f.Name, *p.RequestState))
+					bad.add(*retry, fmt.Sprintf("%s: the retry of %s carries requestState %q although none was handed out", describeRunOf(r), f.Name, *p.RequestState))
 				case !sameKeys(p.InputResponses, keys):
-					bad, why = append(bad, *retry), append(why, fmt.Sprintf("%s: the retry of %s answers %v, not the input requests %v", describeRunOf(r), f.Name, mapKeys(p.InputResponses), keys))
+					bad.add(*retry, fmt.Sprintf("%s: the retry of %s answers %v, not the input requests %v", describeRunOf(r), f.Name, mapKeys(p.InputResponses), keys))
 				}
 				// isolation: no other call carries what this round handed out
 				for _, x := range reqs {
@@ -95,16 +94,12 @@ var _ = c.ClientArea("client", func() {
 					}
 					q := retryOf(x.M)
 					if q.Name != f.Name && state != nil && q.RequestState != nil && *q.RequestState == *state {
-						bad, why = append(bad, x), append(why, fmt.Sprintf("%s: %s %s carries the requestState handed out for %s", describeRunOf(r), x.M.Method, q.Name, f.Name))
+						bad.add(x, fmt.Sprintf("%s: %s %s carries the requestState handed out for %s", describeRunOf(r), x.M.Method, q.Name, f.Name))
 					}
 				}
 			}
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation("a retry with a new id, the requestState echoed exactly (or omitted when none came) and inputResponses for each input request",
-				describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, "a retry with a new id, the requestState echoed exactly (or omitted when none came) and inputResponses for each input request")
 		if rounds == 0 {
 			t.NA("the client retried no input_required result (no scenario of this revision asked for input, or the client did not retry)")
 		}

@@ -48,8 +48,7 @@ func reconnects(ms []msg, cs closedStream) []msg {
 
 var _ = c.ClientArea("client", func() {
 	c.It("CLI-016", "the client waits the SSE retry time before it reconnects", func(t *c.T) {
-		var bad []msg
-		var why []string
+		var bad findings
 		judged := 0
 		for _, r := range t.Runs(func(s *scenario.Scenario) bool { return s.Name == "sse-retry" }) {
 			ms := traffic(t, r)
@@ -61,7 +60,7 @@ var _ = c.ClientArea("client", func() {
 					judged++
 					wait := g.F.Time.Sub(cs.at)
 					if min := time.Duration(scenario.RetryMillis-50) * time.Millisecond; wait < min {
-						bad, why = append(bad, g), append(why, fmt.Sprintf("the client reconnected %s after the stream closed; retry was %d ms", wait.Round(time.Millisecond), scenario.RetryMillis))
+						bad.add(g, fmt.Sprintf("the client reconnected %s after the stream closed; retry was %d ms", wait.Round(time.Millisecond), scenario.RetryMillis))
 					}
 					break
 				}
@@ -70,10 +69,7 @@ var _ = c.ClientArea("client", func() {
 		if judged == 0 {
 			t.NA("the client did not reconnect to a stream the scenario server closed (CLI-017 judges that)")
 		}
-		if len(bad) > 0 {
-			evidence(t, bad)
-			t.Violation(fmt.Sprintf("a reconnection no earlier than retry (%d ms) after the stream closed", scenario.RetryMillis), describe(bad), "%s", joinFirst(why))
-		}
+		bad.report(t, fmt.Sprintf("a reconnection no earlier than retry (%d ms) after the stream closed", scenario.RetryMillis))
 	})
 
 	c.It("CLI-017", "the client resumes a closed stream with GET and Last-Event-ID", func(t *c.T) {

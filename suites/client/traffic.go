@@ -228,3 +228,23 @@ func modernTraffic(t *c.T, r *scenario.Run) []msg {
 
 // httpCanonical is the canonical MIME header key (net/http's).
 func httpCanonical(k string) string { return http.CanonicalHeaderKey(k) }
+
+// findings are the messages a check found at fault, each with why.
+type findings struct {
+	ms  []msg
+	why []string
+}
+
+func (f *findings) add(m msg, why string) {
+	f.ms, f.why = append(f.ms, m), append(f.why, why)
+}
+
+// report ends the check with a violation of expected when anything was
+// found: every offending message is its evidence.
+func (f *findings) report(t *c.T, expected string) {
+	if len(f.ms) == 0 {
+		return
+	}
+	evidence(t, f.ms)
+	t.Violation(expected, describe(f.ms), "%s", joinFirst(f.why))
+}
