@@ -64,6 +64,9 @@ type Outcome struct {
 	// Waited is the part of Elapsed the check spent waiting for work
 	// another check was doing for it (a shared exercise, T's Memo).
 	Waited time.Duration `json:"-"`
+	// again: the check asks to be run again once the lanes are idle
+	// (rerunRequest).
+	again *rerunRequest
 }
 
 // String is the one-line form of an outcome, so that a formatter printing
@@ -327,15 +330,21 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 	env.starting(req.ID, rev)
 	t := newT(ctx, env, req, rev, transport)
 	t.lane = lane
+	t.rerun = ctx.Value(rerunKey{}) != nil
 	started := time.Now()
 	body(t, fn)
 	crashed := len(t.crashes) > 0
 	t.confirmSilences()
 	t.finish()
-	if again := rerunQuiet(t, fn, crashed); again != nil {
-		t = again
-	}
 	out := t.out
+	if wantsRerun(t, crashed) {
+		if lane != nil {
+			// the lanes re-run it once every lane has finished
+			out.again = &rerunRequest{fn: fn, waits: strings.Join(t.timedOut, "; ")}
+		} else if second := rerunInline(sctx, t, fn, transport); second != nil {
+			out = second
+		}
+	}
 	out.Started, out.Elapsed, out.Waited = started, time.Since(started), t.waited
 	if lane != nil {
 		out.Lane = laneName(rev, lane.worker)

@@ -287,45 +287,63 @@ func (t *T) TimedOut(what string) {
 	}
 }
 
-// rerunQuiet re-runs the check of first (its function fn) when its
-// verdict came after a wait of its own ran out (T.TimedOut) and nothing
-// else decided it — no crash (crashed), no re-asked silence — with the
-// run held quiet as for a re-ask: a FAIL or ERROR always, an NA or a WARN
-// (a check that gave up: "no acknowledgment came") when other requests
-// of the run were in flight as the wait ran out. The re-run's verdict is
-// the check's: a FAIL it reaches again says it was confirmed; a verdict
-// that differs carries a note on the wait that ran out while the harness
-// was busy. It returns nil when there is nothing to re-run.
-func rerunQuiet(first *T, fn func(t *T), crashed bool) *T {
+// A check whose verdict came after a wait of its own ran out
+// (T.TimedOut) — and that nothing else decided: no crash, no re-asked
+// silence — is run again with the harness otherwise idle: a FAIL or
+// ERROR always, an NA or a WARN (a check that gave up: "no
+// acknowledgment came") when other requests of the run were in flight as
+// the wait ran out. Without lanes the harness runs one check at a time:
+// the check runs again at once, the run held quiet (Quiet.Hush) as for a
+// re-ask. With lanes, holding every lane for a whole check would spend
+// the other checks' budgets at the gate: the re-run waits until every
+// lane has finished (lanes.runDeferred), when the harness is idle by
+// construction, and the check's spec waits for it. The re-run's verdict
+// is the check's (rerunOutcome).
+
+// rerunRequest is a re-run a check asked for (Outcome.again).
+type rerunRequest struct {
+	fn    func(t *T)
+	waits string // the waits that ran out, for the note
+}
+
+type rerunKey struct{}
+
+// wantsRerun decides whether first's verdict is re-run (see above).
+func wantsRerun(first *T, crashed bool) bool {
 	o := first.out
 	failed := o.Verdict == FAIL || o.Verdict == ERROR
-	if len(first.timedOut) == 0 || first.rerun || crashed || o.Verdict == PASS || !failed && !first.busyTimeout ||
-		first.Ctx.Err() != nil || first.Env.Target == nil || strings.Contains(o.Message, UnderLoad) ||
-		strings.Contains(o.Message, "confirmed with the harness otherwise idle") {
-		return nil
-	}
+	return len(first.timedOut) > 0 && !first.rerun && !crashed && o.Verdict != PASS && (failed || first.busyTimeout) &&
+		first.Ctx.Err() == nil && first.Env.Target != nil && !strings.Contains(o.Message, UnderLoad) &&
+		!strings.Contains(o.Message, "confirmed with the harness otherwise idle")
+}
+
+// rerunInline re-runs the check at once, the run held quiet; nil when
+// the check's budget ended first.
+func rerunInline(sctx context.Context, first *T, fn func(t *T), transport string) *Outcome {
 	q := first.Env.Target.Quiet()
-	q.CountReask()
 	release := q.Hush(first.Ctx, first.Env.Target.StartupDeadline())
 	defer release()
-	t := newT(session.Unhushed(first.Ctx), first.Env, first.Req, first.Rev, first.Transport)
-	t.lane, t.rerun = first.lane, true
-	t.Step("re-run with the harness otherwise idle: " + strings.Join(first.timedOut, "; ") + " ran out while it was busy")
-	body(t, fn)
-	t.confirmSilences()
-	t.finish()
-	if t.Ctx.Err() != nil {
-		return nil // the budget ended during the re-run: the first verdict stands
+	second := execute(context.WithValue(session.Unhushed(sctx), rerunKey{}, true), first.Env, first.Req, first.Rev, transport, fn, first.lane)
+	return rerunOutcome(q, first.out, second, strings.Join(first.timedOut, "; "))
+}
+
+// rerunOutcome is the verdict of a re-run check: the re-run's, which says
+// it confirmed a FAIL or ERROR it reached again, or carries a note on the
+// verdict it replaced. second nil (interrupted): the first verdict.
+func rerunOutcome(q *session.Quiet, first, second *Outcome, waits string) *Outcome {
+	q.CountReask()
+	if second == nil || second.Verdict == ERROR && strings.Contains(second.Message, "interrupted") {
+		return first
 	}
-	waits := strings.Join(first.timedOut, "; ")
+	failed := first.Verdict == FAIL || first.Verdict == ERROR
 	switch {
-	case t.out.Verdict == o.Verdict && !failed:
-	case t.out.Verdict == o.Verdict:
-		t.out.Message += fmt.Sprintf(" (confirmed with the harness otherwise idle: a re-run of the check after %s ran out reached it again)", waits)
+	case second.Verdict == first.Verdict && !failed:
+	case second.Verdict == first.Verdict:
+		second.Message += fmt.Sprintf(" (confirmed with the harness otherwise idle: a re-run of the check after %s ran out reached it again)", waits)
 	default:
 		q.CountAnswered()
-		t.out.Notes = append(t.out.Notes, fmt.Sprintf("note: %s: %s ran out while the harness was busy, and the check was run again with the harness otherwise idle; the %s it led to (%s) is not reported",
-			UnderLoad, waits, o.Verdict, o.Message))
+		second.Notes = append(second.Notes, fmt.Sprintf("note: %s: %s ran out while the harness was busy, and the check was run again with the harness otherwise idle; the %s it led to (%s) is not reported",
+			UnderLoad, waits, first.Verdict, first.Message))
 	}
-	return t
+	return second
 }
