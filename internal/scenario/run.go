@@ -140,6 +140,7 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 	srv := s.server(rev, r)
 	get := func(*http.Request) *mcp.Server { return srv }
 	var h http.Handler = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: !rev.IsLegacy()})
+	h = r.eraGate(rev, h)
 	if s.expire {
 		h = r.expire(h)
 	}
@@ -231,11 +232,12 @@ func (r *Run) serveRelay(ctx context.Context, conn net.Conn, token string, n int
 	in := &lineRecorder{run: r, conn: name, dir: wire.In}
 	out := &lineRecorder{run: r, conn: name, dir: wire.Out}
 	pr, pw := io.Pipe()
+	reply := &lineWriter{w: io.MultiWriter(out, conn)}
 	go func() {
-		err := recordLines(pw, conn, in)
+		err := recordLines(&lineGate{rev: rev, to: pw, reply: reply}, conn, in)
 		_ = pw.CloseWithError(err)
 	}()
-	t := &mcp.IOTransport{Reader: pr, Writer: nopCloser{io.MultiWriter(out, conn)}, MaxLineLength: maxMessage}
+	t := &mcp.IOTransport{Reader: pr, Writer: &sdkLines{out: reply}, MaxLineLength: maxMessage}
 	srv := s.server(rev, r)
 	ss, err := srv.Connect(ctx, t, nil)
 	if err != nil {
@@ -250,10 +252,6 @@ func (r *Run) serveRelay(ctx context.Context, conn net.Conn, token string, n int
 	}
 	r.rec.Record(wire.Frame{Conn: name, Dir: wire.In, Kind: wire.KindClosed, Note: "the client closed the scenario server's stdin"})
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // expire ends the first session in which the client calls a tool: that
 // request and every later one naming the session get HTTP 404 (a new

@@ -191,7 +191,8 @@ var _ = c.ClientArea("client", func() {
 
 // session is a legacy HTTP session the client opened: its id, the
 // negotiated version, and the client's requests after the initialize
-// result up to the next initialize (those that must carry the session).
+// result up to the next initialize (those that must carry the session
+// and the version).
 type session struct {
 	id, version string
 	later       []msg
@@ -219,6 +220,12 @@ func legacySessions(ms []msg) []session {
 			if m.client() && m.F.HTTP != nil && m.F.Seq > a.F.Seq && m.F.Seq < end && (m.M == nil || !modernShaped(m.M)) {
 				s.later = append(s.later, m)
 			}
+		}
+		// a GET the client opened before it read the result (its listening
+		// stream, started with the transport) came before the session
+		// existed for it: the session's requests begin with its first POST
+		for len(s.later) > 0 && s.later[0].httpMethod() == "GET" && sessionOf(s.later[0]) == "" {
+			s.later = s.later[1:]
 		}
 		if s.id != "" || s.version != "" {
 			out = append(out, s)

@@ -192,17 +192,16 @@ func describeRunOf(r *scenario.Run) string { return "scenario " + r.Scenario.Nam
 
 // modernTraffic is traffic without what a dual-era client sent after it
 // fell back to initialize in a 2026-07-28 run (the scenario server
-// refused its discovery): the legacy requests are judged by the legacy
-// era's requirements, not by the per-request ones. Over stdio, a
-// connection's messages from its first initialize on; over HTTP, the
-// initialize requests and every message naming a session. It notes the
-// fallback on t.
+// refused its discovery, or the client speaks only the legacy era): the
+// legacy messages are judged by the legacy era's requirements, not by
+// the per-request ones — a connection's messages from its first
+// initialize on. It notes the fallback on t.
 func modernTraffic(t *c.T, r *scenario.Run) []msg {
 	ms := traffic(t, r)
-	legacyFrom := map[string]int64{} // stdio: conn → seq of its first initialize
+	legacyFrom := map[string]int64{} // conn → seq of its first initialize
 	fell := false
 	for _, m := range ms {
-		if m.client() && m.M != nil && m.M.Method == "initialize" && m.F.HTTP == nil {
+		if m.client() && m.M != nil && m.M.Method == "initialize" {
 			if _, ok := legacyFrom[m.F.Conn]; !ok {
 				legacyFrom[m.F.Conn] = m.F.Seq
 			}
@@ -210,11 +209,10 @@ func modernTraffic(t *c.T, r *scenario.Run) []msg {
 	}
 	var out []msg
 	for _, m := range ms {
+		// from its first initialize on, a connection (a stdio process, an
+		// HTTP run) is the legacy era's: a client that fell back does not
+		// come back in the same run
 		if from, ok := legacyFrom[m.F.Conn]; ok && m.F.Seq >= from {
-			fell = true
-			continue
-		}
-		if m.F.HTTP != nil && m.client() && (sessionOf(m) != "" || m.M != nil && m.M.Method == "initialize") {
 			fell = true
 			continue
 		}
