@@ -47,10 +47,10 @@ test-slow:
 # corpus-update rewrites the file (audit reasons kept, new entries UNAUDITED).
 corpus:
 	$(GO) vet -tags corpus ./fixtures/thirdparty/
-	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run TestThirdPartyCorpus ./fixtures/thirdparty/
+	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run 'TestThirdPartyCorpus|TestThirdPartyClients' ./fixtures/thirdparty/
 
 corpus-update:
-	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run TestThirdPartyCorpus ./fixtures/thirdparty/ -update
+	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run 'TestThirdPartyCorpus|TestThirdPartyClients' ./fixtures/thirdparty/ -update
 
 # Side by side (fixtures/thirdparty/sidebyside.sh; slow, not part of test or
 # CI, timings need a quiet machine): the official MCP conformance suite's
