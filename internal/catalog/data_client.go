@@ -221,6 +221,15 @@ var clientRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `26:basic/transports/streamable-http.mdx "Schema Extension"; 26:server/tools.mdx`,
 	},
+	{
+		ID:        "CLI-022",
+		Title:     "the client answers every request of the server, with its id",
+		Statement: `Each request the server sends (roots/list, sampling/createMessage, elicitation/create …) gets a response from the client with the request's id: a result, or an error with an integer code (MCP messages follow JSON-RPC 2.0, whose receiver of a request MUST reply).`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/index.mdx "Messages"; <rev>:basic/index.mdx "Responses"`,
+	},
 }
 
 // the client table follows the server table (package variables are

@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -84,6 +85,8 @@ var All = []*Scenario{
 		About: "tools whose x-mcp-header marks break the constraints beside a valid one: the client must drop them and never call them", setup: invalidHeaderTools},
 	{Name: "older-version", Client: "tools_call", Legacy: true, older: true, since: catalog.R20250326,
 		About: "the server supports only the revision before the run's: the client must go on with the version the initialize result names (its MCP-Protocol-Version header too) or disconnect", setup: addNumbers},
+	{Name: "roots", Client: "tools_call", Legacy: true,
+		About: "add_numbers asks the client for its roots (roots/list) before it answers, when the client declared roots: the client must answer", setup: rootsAddNumbers},
 	{Name: "ping", Client: "tools_call", Legacy: true,
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
@@ -171,6 +174,10 @@ func pingingAddNumbers(srv *mcp.Server, r *Run) {
 	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
 		if req.Session != nil {
 			r.note("the scenario server sends ping to the client")
+			// bounded: a client that never answers ends the call (its
+			// answer, however late, is still recorded and judged)
+			ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+			defer cancel()
 			_ = req.Session.Ping(ctx, nil)
 		}
 	})
@@ -187,6 +194,23 @@ func everything(srv *mcp.Server, r *Run) {
 	addNumbers(srv, r)
 	mrtrTools(srv, r)
 	schemaRefTools(srv, r)
+}
+
+// serverRequestWait bounds the scenario server's wait for the client's
+// answer to its own request (ping, roots/list) before it answers the call.
+const serverRequestWait = 3 * time.Second
+
+// rootsAddNumbers: add_numbers asks the client for its roots first (the
+// go-sdk sends roots/list only to a client that declared roots).
+func rootsAddNumbers(srv *mcp.Server, r *Run) {
+	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
+		if req.Session != nil {
+			r.note("the scenario server asks the client for its roots")
+			ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+			defer cancel()
+			_, _ = req.Session.ListRoots(ctx, nil)
+		}
+	})
 }
 
 // everyFeature: a tool, a resource and a prompt.

@@ -323,3 +323,30 @@ func joinSemi(s []string) string {
 	}
 	return out
 }
+
+var _ = c.ClientArea("client", func() {
+	c.It("CLI-022", "the client answers every request of the server, with its id", func(t *c.T) {
+		var bad findings
+		asked := 0
+		for _, r := range t.Runs(nil) {
+			ms := traffic(t, r)
+			for _, m := range ms {
+				if m.client() || m.M == nil || m.M.Kind() != jsonrpc.KindRequest || m.M.Method == "ping" {
+					continue // ping: CLI-010's
+				}
+				asked++
+				a, ok := answer(ms, m)
+				switch {
+				case !ok:
+					bad.add(m, fmt.Sprintf("%s: the client did not answer %s (id %s)", describeRunOf(r), m.M.Method, m.M.ID))
+				case a.M.HasResult == a.M.HasError:
+					bad.add(a, fmt.Sprintf("%s: the answer to %s carries %s", describeRunOf(r), m.M.Method, map[bool]string{true: "both result and error", false: "neither result nor error"}[a.M.HasResult]))
+				}
+			}
+		}
+		if asked == 0 {
+			t.NA("no scenario server sent the client a request (roots/list goes to a client that declared roots, from the tool it calls)")
+		}
+		bad.report(t, "a response with the request's id: a result or an error")
+	})
+})
