@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -318,7 +319,11 @@ func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Re
 // lane (lane not nil) it calls nothing of Ginkgo's: the check's steps are
 // kept for its spec to report when it takes the outcome.
 func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string, fn func(t *T), lane *laneCheck) *Outcome {
-	ctx, cancel := context.WithTimeout(sctx, env.SpecBudget)
+	var extended *atomic.Int64
+	if lane != nil {
+		extended = &lane.extended
+	}
+	ctx, cancel := withBudget(sctx, env.SpecBudget, extended)
 	defer cancel()
 	if env.OnCheck != nil {
 		w := 0

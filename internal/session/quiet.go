@@ -110,6 +110,22 @@ func Unhushed(ctx context.Context) context.Context {
 
 type gatedKey struct{}
 
+type gateWaitKey struct{}
+
+// WithGateWait returns ctx whose waits at the quiet gate are reported to
+// fn, with the time waited: a check's budget does not spend them (a wait
+// the harness imposed on itself to re-ask another check's silence).
+func WithGateWait(ctx context.Context, fn func(time.Duration)) context.Context {
+	return context.WithValue(ctx, gateWaitKey{}, fn)
+}
+
+// waited reports a wait at the gate that began at began (WithGateWait).
+func waited(ctx context.Context, began time.Time) {
+	if fn, ok := ctx.Value(gateWaitKey{}).(func(time.Duration)); ok {
+		fn(time.Since(began))
+	}
+}
+
 // Gated reports whether ctx is that of a request that passed the gate
 // already (a session's: the connection need not gate it again).
 func Gated(ctx context.Context) bool { return ctx.Value(gatedKey{}) != nil }
@@ -130,15 +146,22 @@ func (q *Quiet) enter(ctx context.Context) error {
 		return nil
 	}
 	pass := ctx.Value(unhushedKey{}) != nil
+	var began time.Time
 	for {
 		q.mu.Lock()
 		if q.holds == 0 || pass {
 			q.inflight++
 			q.mu.Unlock()
+			if !began.IsZero() {
+				waited(ctx, began)
+			}
 			return nil
 		}
 		open := q.open
 		q.mu.Unlock()
+		if began.IsZero() {
+			began = time.Now()
+		}
 		select {
 		case <-open:
 		case <-ctx.Done():
@@ -174,8 +197,10 @@ func (q *Quiet) Wait(ctx context.Context) {
 	}
 	open := q.open
 	q.mu.Unlock()
+	began := time.Now()
 	select {
 	case <-open:
+		waited(ctx, began)
 	case <-ctx.Done():
 	}
 }
