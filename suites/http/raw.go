@@ -113,6 +113,9 @@ func do(t *c.T, s *session.Session, method string, body []byte, hdr http.Header,
 		return &rawReply{dropped: o.err, wait: wait}
 	}
 	if o.err != nil || o.reply == nil {
+		if ctx.Err() != nil {
+			t.TimedOut("the wait for the HTTP reply to " + method)
+		}
 		t.Error("%s %s: no HTTP reply: %v", method, s.Conn().Name(), o.err)
 	}
 	out := &rawReply{reply: o.reply, wait: wait}
@@ -122,7 +125,9 @@ func do(t *c.T, s *session.Session, method string, body []byte, hdr http.Header,
 	case <-o.reply.Done:
 		out.ended = true
 	case <-timer.C:
+		t.TimedOut("the wait for the end of the HTTP reply to " + method)
 	case <-ctx.Done():
+		t.TimedOut("the wait for the end of the HTTP reply to " + method)
 	}
 	cancel()
 	<-o.reply.Done // closed promptly once ctx is cancelled
