@@ -91,7 +91,11 @@ func (t *T) confirmSilences() {
 	timeout := t.Env.Target.Timeout
 	// the requests in flight end by their deadlines: a connection's first
 	// has the start-up deadline, the longest
+	began := time.Now()
 	release := q.Hush(t.Ctx, t.Env.Target.StartupDeadline())
+	// waiting for the run to be quiet (another check's re-ask, the
+	// requests in flight) is the harness's time, not the check's budget
+	session.ReportGateWait(t.Ctx, began)
 	ctx := session.Unhushed(t.Ctx)
 	var answered, silent []string
 	for _, x := range last {
@@ -111,7 +115,11 @@ func (t *T) confirmSilences() {
 	}
 	release()
 	if t.Ctx.Err() != nil {
-		return // the check's budget ended during the re-ask: nothing decided
+		// the check's budget ended during the re-ask: nothing decided,
+		// and a silence becomes a FAIL only once its re-ask decided it
+		t.undecided(crashes)
+		crashes = nil
+		return
 	}
 	if len(answered) == 0 {
 		t.out.Message += fmt.Sprintf(" (confirmed with the harness otherwise idle: %s)", strings.Join(silent, "; "))
@@ -252,6 +260,22 @@ func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
 	}
 }
 
+// undecided grades a check whose silence its re-ask could not decide
+// (the check's budget ended first) like one not reproduced: at most a
+// WARN, which says so.
+func (t *T) undecided(crashes []pendingCrash) {
+	was := t.out.Verdict
+	if was == PASS || was == NA {
+		return
+	}
+	t.out.Verdict = WARN
+	t.out.Message = fmt.Sprintf(UnderLoad+": a request went unanswered within %s while the harness was busy, and the check's budget ended before its re-ask decided; the %s it led to (%s) is not reported",
+		t.Env.Target.Timeout, was, t.out.Message)
+	for _, c := range crashes {
+		t.out.Notes = append(t.out.Notes, "note: not reported as a liveness failure: "+c.msg)
+	}
+}
+
 // sameRev reports whether conn was opened for the check's revision.
 func (t *T) sameRev(conn string) bool {
 	rev, ok := t.Env.Target.RevisionOf(conn)
@@ -324,6 +348,7 @@ func rerunInline(sctx context.Context, first *T, fn func(t *T), transport string
 	q := first.Env.Target.Quiet()
 	release := q.Hush(first.Ctx, first.Env.Target.StartupDeadline())
 	defer release()
+	// (the re-run has a budget of its own)
 	second := execute(context.WithValue(session.Unhushed(sctx), rerunKey{}, true), first.Env, first.Req, first.Rev, transport, fn, first.lane)
 	return rerunOutcome(q, first.out, second, strings.Join(first.timedOut, "; "))
 }

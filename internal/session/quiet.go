@@ -119,6 +119,11 @@ func WithGateWait(ctx context.Context, fn func(time.Duration)) context.Context {
 	return context.WithValue(ctx, gateWaitKey{}, fn)
 }
 
+// ReportGateWait reports to ctx's WithGateWait hook a wait of the harness's
+// own that began at began: the quiet a re-ask holds the run in, which the
+// re-asking check waited for.
+func ReportGateWait(ctx context.Context, began time.Time) { waited(ctx, began) }
+
 // waited reports a wait at the gate that began at began (WithGateWait).
 func waited(ctx context.Context, began time.Time) {
 	if fn, ok := ctx.Value(gateWaitKey{}).(func(time.Duration)); ok {
