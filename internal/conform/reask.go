@@ -115,10 +115,15 @@ func (t *T) confirmSilences() {
 	}
 	release()
 	if t.Ctx.Err() != nil {
-		// the check's budget ended during the re-ask: nothing decided,
-		// and a silence becomes a FAIL only once its re-ask decided it
-		t.undecided(crashes)
-		crashes = nil
+		// The check's own budget ended during the re-ask of a silence
+		// that came while other checks ran (lanes): nothing decided, and
+		// a silence becomes a FAIL only once its re-ask decided it. A run
+		// that ended (Ctrl-C, its budget) decides nothing either way: the
+		// check is reported interrupted, with its last verdict.
+		if t.lane != nil && errors.Is(context.Cause(t.Ctx), context.DeadlineExceeded) {
+			t.undecided(crashes)
+			crashes = nil
+		}
 		return
 	}
 	if len(answered) == 0 {
