@@ -191,8 +191,13 @@ func TestHostileServers(t *testing.T) {
 	}{
 		{name: "never answers", behaviour: "never-answer", run: []string{"--timeout", "500ms"},
 			budget: 10 * time.Second, wantCode: exitUsage, cause: "no answer", pids: 2},
+		// 10 s: the first checks (RPC-001 asks a ping, the lists and an
+		// unknown method, each unanswered for its 500 ms, then re-asks them
+		// with the harness quiet) take seconds, and a spec reports only
+		// after the one before it; with 6 s the run ended before the check
+		// that says "no response" was reported, one run in two
 		{name: "answers after minutes", behaviour: "slow", run: []string{"--timeout", "500ms"},
-			budget: 6 * time.Second, wantCode: exitFail, cause: "no response", pids: 2},
+			budget: 10 * time.Second, wantCode: exitFail, cause: "no response", pids: 2},
 		{name: "endless stdout", behaviour: "endless-stdout", run: []string{"--only", "LIFE-016,STD-001,LOG-001"},
 			budget: 20 * time.Second, wantCode: exitFail, cause: "without declaring the logging capability", maxRSS: 768 * mib, pids: 2},
 		// The cap decides these two, not a clock: the per-response timeout
@@ -214,7 +219,7 @@ func TestHostileServers(t *testing.T) {
 			budget: 20 * time.Second, wantCode: exitOK, cause: "exited neither on stdin EOF nor within 2s of SIGTERM", pids: 1},
 
 		{name: "http answers after minutes", behaviour: "slow", http: true, run: []string{"--timeout", "500ms"},
-			budget: 6 * time.Second, wantCode: exitFail, cause: "no response"},
+			budget: 10 * time.Second, wantCode: exitFail, cause: "no response"},
 		{name: "http endless SSE stream", behaviour: "endless-sse", http: true, run: []string{"--only", "LIFE-016"},
 			budget: 10 * time.Second, wantCode: exitFail, cause: "no response to ping|response body exceeded 67108864 bytes", maxRSS: 768 * mib},
 		{name: "http body of 200 MiB", behaviour: "huge-line", http: true, fixture: []string{"--mib", "200"}, run: []string{"--only", "LIFE-016", "--timeout", "15s"},

@@ -22,8 +22,20 @@ type budget struct {
 	mu       sync.Mutex
 	deadline time.Time
 	timer    *time.Timer
-	// extended adds up the waits, for the lane's bound (nil: no lane).
-	extended *atomic.Int64
+	// pauses counts the waits at the gate in progress (the check's
+	// goroutines may wait at once), since pausedAt.
+	pauses   int
+	pausedAt time.Time
+	// lane is the check's lane bound's view (nil: no lane): the time the
+	// waits added, and the waits in progress.
+	lane *laneBudget
+}
+
+// laneBudget is what a lane's bound on a check (lanes.run) knows of the
+// check's budget.
+type laneBudget struct {
+	extended atomic.Int64 // the time the waits added, not yet taken
+	waiting  atomic.Int32 // waits in progress
 }
 
 // budgetCtx is a check's context: cancelled when its budget is spent,
@@ -38,32 +50,55 @@ type budgetCtx struct {
 func (c budgetCtx) Deadline() (time.Time, bool) {
 	c.b.mu.Lock()
 	defer c.b.mu.Unlock()
+	if c.b.pauses > 0 {
+		return c.b.deadline.Add(time.Since(c.b.pausedAt)), true
+	}
 	return c.b.deadline, true
 }
 
 // withBudget returns the context of a check with budget d under parent;
-// extended (when not nil) adds up the time the gate's waits added.
-func withBudget(parent context.Context, d time.Duration, extended *atomic.Int64) (context.Context, context.CancelFunc) {
+// lane (when not nil) is told of the waits.
+func withBudget(parent context.Context, d time.Duration, lane *laneBudget) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
-	b := &budget{deadline: time.Now().Add(d), extended: extended}
+	b := &budget{deadline: time.Now().Add(d), lane: lane}
 	b.timer = time.AfterFunc(d, func() { cancel(context.DeadlineExceeded) })
-	bc := budgetCtx{Context: session.WithGateWait(ctx, b.extend), b: b}
+	bc := budgetCtx{Context: session.WithGateWait(ctx, b.pause), b: b}
 	return bc, func() {
 		b.timer.Stop()
 		cancel(context.Canceled)
 	}
 }
 
-// extend moves the deadline by a wait at the gate.
-func (b *budget) extend(w time.Duration) {
-	if w <= 0 {
-		return
-	}
+// pause stops the budget's clock until the returned function is called.
+func (b *budget) pause() (resume func()) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.deadline = b.deadline.Add(w)
-	b.timer.Reset(time.Until(b.deadline))
-	if b.extended != nil {
-		b.extended.Add(int64(w))
+	b.pauses++
+	if b.pauses == 1 {
+		b.pausedAt = time.Now()
+		b.timer.Stop()
+	}
+	if b.lane != nil {
+		b.lane.waiting.Add(1)
+	}
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.pauses--
+			if b.lane != nil {
+				b.lane.waiting.Add(-1)
+			}
+			if b.pauses > 0 {
+				return
+			}
+			w := time.Since(b.pausedAt)
+			b.deadline = b.deadline.Add(w)
+			b.timer.Reset(time.Until(b.deadline))
+			if b.lane != nil {
+				b.lane.extended.Add(int64(w))
+			}
+		})
 	}
 }

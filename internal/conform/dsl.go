@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -65,9 +64,6 @@ type Outcome struct {
 	// Waited is the part of Elapsed the check spent waiting for work
 	// another check was doing for it (a shared exercise, T's Memo).
 	Waited time.Duration `json:"-"`
-	// again: the check asks to be run again once the lanes are idle
-	// (rerunRequest).
-	again *rerunRequest
 }
 
 // String is the one-line form of an outcome, so that a formatter printing
@@ -319,11 +315,11 @@ func run(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Re
 // lane (lane not nil) it calls nothing of Ginkgo's: the check's steps are
 // kept for its spec to report when it takes the outcome.
 func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string, fn func(t *T), lane *laneCheck) *Outcome {
-	var extended *atomic.Int64
+	var lb *laneBudget
 	if lane != nil {
-		extended = &lane.extended
+		lb = &lane.budget
 	}
-	ctx, cancel := withBudget(sctx, env.SpecBudget, extended)
+	ctx, cancel := withBudget(sctx, env.SpecBudget, lb)
 	defer cancel()
 	if env.OnCheck != nil {
 		w := 0
@@ -343,10 +339,7 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 	t.finish()
 	out := t.out
 	if wantsRerun(t, crashed) {
-		if lane != nil {
-			// the lanes re-run it once every lane has finished
-			out.again = &rerunRequest{fn: fn, waits: strings.Join(t.timedOut, "; ")}
-		} else if second := rerunInline(sctx, t, fn, transport); second != nil {
+		if second := rerunInline(sctx, t, fn, transport); second != nil {
 			out = second
 		}
 	}

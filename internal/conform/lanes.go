@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -80,21 +79,11 @@ type lanes struct {
 	cancel context.CancelCauseFunc
 	slots  chan struct{}
 	wg     sync.WaitGroup
-	// workers counts the running workers; deferred holds the checks
-	// that asked to be run again once every worker has ended (under mu;
-	// runDeferred).
-	workers  sync.WaitGroup
-	deferred []*deferredJob
+
 	// alone is held for reading by every check running in a lane, and
 	// for writing by a check that changes what the server shows every
 	// session (T.Alone): the other lanes wait until it ends.
 	alone sync.RWMutex
-}
-
-// deferredJob is a check waiting for its re-run, with its revision.
-type deferredJob struct {
-	j   *job
-	rev catalog.Revision
 }
 
 // laneCheck is what a check running in a lane keeps of its lane: the steps
@@ -108,9 +97,9 @@ type laneCheck struct {
 	// named are the lanes' named locks the check holds (T.Exclusive).
 	named []*sync.Mutex
 
-	// extended adds up the time the check waited at the run's quiet
-	// gate: its budget (withBudget) and the lane's bound on it move by it.
-	extended atomic.Int64
+	// budget: the check's waits at the run's quiet gate, by which its
+	// budget (withBudget) and the lane's bound on it move.
+	budget laneBudget
 
 	mu        sync.Mutex
 	held      int // 0 none, 1 read, 2 write
@@ -323,39 +312,6 @@ func (l *lanes) start() {
 		l.revs[rev] = rl
 		l.spawn(rl)
 	}
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		l.workers.Wait()
-		l.runDeferred()
-	}()
-}
-
-// runDeferred re-runs, one after another, the checks that asked for it
-// (Outcome.again) once every worker has ended: the harness is then idle
-// but for the re-run (see reask.go), and each check's spec, which waited,
-// gets the re-run's verdict (rerunOutcome).
-func (l *lanes) runDeferred() {
-	l.mu.Lock()
-	jobs := l.deferred
-	l.deferred = nil
-	l.mu.Unlock()
-	for _, d := range jobs {
-		j := d.j
-		first := j.out
-		if l.ctx.Err() == nil {
-			lc := &laneCheck{l: l, worker: 0}
-			second := execute(context.WithValue(l.ctx, rerunKey{}, true), l.env, j.req, d.rev, j.transport, first.again.fn, lc)
-			lc.release(false)
-			lc.mu.Lock()
-			j.steps = append(j.steps, "re-run with the harness otherwise idle: "+first.again.waits+" ran out while it was busy")
-			j.steps = append(j.steps, lc.steps...)
-			lc.mu.Unlock()
-			j.out = rerunOutcome(l.env.Target.Quiet(), first, second, first.again.waits)
-		}
-		j.out.again = nil
-		close(j.done)
-	}
 }
 
 // spawn starts another worker on rl (l.mu held).
@@ -363,10 +319,8 @@ func (l *lanes) spawn(rl *revLane) {
 	w := rl.workers
 	rl.workers++
 	l.wg.Add(1)
-	l.workers.Add(1)
 	go func() {
 		defer l.wg.Done()
-		defer l.workers.Done()
 		for {
 			l.mu.Lock()
 			var j *job
@@ -392,12 +346,6 @@ func (l *lanes) spawn(rl *revLane) {
 			if l.ctx.Err() == nil {
 				j.out, j.steps = l.run(j, rl, w)
 				<-l.slots
-			}
-			if j.out != nil && j.out.again != nil {
-				l.mu.Lock()
-				l.deferred = append(l.deferred, &deferredJob{j: j, rev: rl.rev})
-				l.mu.Unlock()
-				continue // its spec waits for the re-run (runDeferred)
 			}
 			close(j.done)
 		}
@@ -586,8 +534,12 @@ func (l *lanes) run(j *job, rl *revLane, worker int) (*Outcome, []string) {
 			wasHeld, wasCapped = wasHeld || held, wasCapped || capped
 			slow.Reset(growAfter)
 		case <-budget.C:
-			if ext := lc.extended.Swap(0); ext > 0 {
+			if ext := lc.budget.extended.Swap(0); ext > 0 {
 				budget.Reset(time.Duration(ext)) // the check waited at the gate that long
+				continue
+			}
+			if lc.budget.waiting.Load() > 0 {
+				budget.Reset(laneGrace) // it waits at the gate still
 				continue
 			}
 			return abandon(fmt.Sprintf("the check did not end within its budget of %s (and %s more): abandoned", l.env.SpecBudget, laneGrace))

@@ -14,8 +14,7 @@ import (
 )
 
 // A silence is graded only once it survived a re-ask (issue 31): a check
-// that ends FAIL, WARN (a SHOULD's silence: LOG-002) or ERROR after one of
-// its requests went unanswered for
+// that ends FAIL or ERROR after one of its requests went unanswered for
 // the whole per-response timeout (or a POSTed notification got no reply),
 // the one thing the harness's own load can cause, is held until the
 // re-ask decided it. The run is held quiet (session.Quiet.Hush: the other
@@ -56,7 +55,7 @@ func (t *T) confirmSilences() {
 			t.Env.recordLiveness(t, c.msg, c.actual)
 		}
 	}()
-	if t.out.Verdict != FAIL && t.out.Verdict != ERROR && t.out.Verdict != WARN && len(crashes) == 0 || t.Ctx.Err() != nil || t.Env.Target == nil {
+	if t.out.Verdict != FAIL && t.out.Verdict != ERROR && len(crashes) == 0 || t.Ctx.Err() != nil || t.Env.Target == nil {
 		return
 	}
 	q := t.Env.Target.Quiet()
@@ -89,17 +88,27 @@ func (t *T) confirmSilences() {
 		last = last[len(last)-maxReasks:]
 	}
 	timeout := t.Env.Target.Timeout
+	// A server that answered no re-ask with the harness idle, and has
+	// said nothing since, is silent: this silence is confirmed without
+	// holding the run quiet once more (a hung server made every check
+	// re-ask in turn, and the run's budget ran out on the re-asks).
+	if at := q.SilentAt(); at > 0 && !t.serverSpokeSince(at) {
+		t.out.Message += fmt.Sprintf(" (confirmed: re-asks with the harness otherwise idle got no answer at #%d, and the server has sent nothing since)", at)
+		return
+	}
 	// the requests in flight end by their deadlines: a connection's first
 	// has the start-up deadline, the longest
-	began := time.Now()
-	release := q.Hush(t.Ctx, t.Env.Target.StartupDeadline())
 	// waiting for the run to be quiet (another check's re-ask, the
 	// requests in flight) is the harness's time, not the check's budget
-	session.ReportGateWait(t.Ctx, began)
+	resume := session.Pause(t.Ctx)
+	release := q.Hush(t.Ctx, t.Env.Target.StartupDeadline())
+	resume()
 	ctx := session.Unhushed(t.Ctx)
 	var answered, silent []string
+	anyAnswered := false // a re-ask got an answer (to itself, if not to what it re-asked)
 	for _, x := range last {
 		r := t.reaskOnce(ctx, x)
+		anyAnswered = anyAnswered || r.Answered || r.Late
 		switch {
 		case t.notReproduced(x, r):
 			answered = append(answered, fmt.Sprintf("%s on %s (%s)", r.What, x.Conn, r.how()))
@@ -128,6 +137,9 @@ func (t *T) confirmSilences() {
 	}
 	if len(answered) == 0 {
 		t.out.Message += fmt.Sprintf(" (confirmed with the harness otherwise idle: %s)", strings.Join(silent, "; "))
+		if !anyAnswered {
+			q.MarkSilent(t.Env.Recorder().Seq())
+		}
 		return
 	}
 	t.unconfirmed(crashes, answered)
@@ -265,6 +277,14 @@ func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
 	}
 }
 
+// serverSpokeSince reports whether the target sent any message after the
+// recorder's position seq.
+func (t *T) serverSpokeSince(seq int64) bool {
+	return len(t.Env.Recorder().ClippedWhere(seq, 1, 1, func(f *wire.Frame, _ int) bool {
+		return f.Dir == wire.In && f.Kind == wire.KindMessage
+	})) > 0
+}
+
 // undecided grades a check whose silence its re-ask could not decide
 // (the check's budget ended first) like one not reproduced: at most a
 // WARN, which says so.
@@ -319,22 +339,12 @@ func (t *T) TimedOut(what string) {
 
 // A check whose verdict came after a wait of its own ran out
 // (T.TimedOut) — and that nothing else decided: no crash, no re-asked
-// silence — is run again with the harness otherwise idle: a FAIL or
-// ERROR always, an NA or a WARN (a check that gave up: "no
-// acknowledgment came") when other requests of the run were in flight as
-// the wait ran out. Without lanes the harness runs one check at a time:
-// the check runs again at once, the run held quiet (Quiet.Hush) as for a
-// re-ask. With lanes, holding every lane for a whole check would spend
-// the other checks' budgets at the gate: the re-run waits until every
-// lane has finished (lanes.runDeferred), when the harness is idle by
-// construction, and the check's spec waits for it. The re-run's verdict
-// is the check's (rerunOutcome).
-
-// rerunRequest is a re-run a check asked for (Outcome.again).
-type rerunRequest struct {
-	fn    func(t *T)
-	waits string // the waits that ran out, for the note
-}
+// silence — is run again at once with the run held quiet (Quiet.Hush), as
+// for a re-ask: a FAIL or ERROR always, an NA or a WARN (a check that
+// gave up: "no acknowledgment came") when other requests of the run were
+// in flight as the wait ran out. The other checks wait at the gate
+// meanwhile, their budgets paused (budget.go). The re-run's verdict is
+// the check's (rerunOutcome).
 
 type rerunKey struct{}
 

@@ -55,18 +55,6 @@ func TestRerunAfterATimedOutWait(t *testing.T) {
 	if calls != 1 || out.Verdict != NA {
 		t.Errorf("NA on an idle harness: %d runs, %s; want 1 run, NA", calls, out.Verdict)
 	}
-	// in a lane, the re-run is asked for, to be made once the lanes are
-	// idle (lanes.runDeferred)
-	calls = 0
-	env := &Env{Target: &target.Target{Recorder: wire.NewRecorder(nil), Timeout: time.Second}, SpecBudget: time.Minute}
-	out = execute(context.Background(), env, req, catalog.Modern, wire.HTTP, func(t *T) {
-		calls++
-		t.TimedOut("the wait for a message on the subscriptions/listen stream 1")
-		t.Violation("notifications/subscriptions/acknowledged", "nothing within 1s", "no acknowledgment for subscriptions/listen")
-	}, &laneCheck{})
-	if calls != 1 || out.again == nil || out.again.waits == "" {
-		t.Errorf("in a lane: %d runs, re-run asked %v; want 1 run and a re-run asked for", calls, out.again != nil)
-	}
 	// a FAIL with no wait that ran out: not re-run
 	calls = 0
 	out = exec(func(t *T) {

@@ -36,6 +36,12 @@ type Quiet struct {
 	reask sync.Mutex
 
 	hushes, waited, reasked, answered atomic.Int64
+
+	// silentAt is the recorder's position when re-asks with the harness
+	// otherwise idle last got no answer at all (0: none did): while the
+	// server has said nothing since, it is silent, not slow under our
+	// load (MarkSilent, SilentAt).
+	silentAt atomic.Int64
 }
 
 // maxSilences bounds the silences a Quiet keeps (the newest).
@@ -112,23 +118,22 @@ type gatedKey struct{}
 
 type gateWaitKey struct{}
 
-// WithGateWait returns ctx whose waits at the quiet gate are reported to
-// fn, with the time waited: a check's budget does not spend them (a wait
-// the harness imposed on itself to re-ask another check's silence).
-func WithGateWait(ctx context.Context, fn func(time.Duration)) context.Context {
-	return context.WithValue(ctx, gateWaitKey{}, fn)
+// WithGateWait returns ctx whose waits at the quiet gate pause a check's
+// budget: pause is called when a wait begins, and the function it returns
+// when the wait ends (a wait the harness imposed on itself, to re-ask
+// another check's silence, is not the check's time).
+func WithGateWait(ctx context.Context, pause func() (resume func())) context.Context {
+	return context.WithValue(ctx, gateWaitKey{}, pause)
 }
 
-// ReportGateWait reports to ctx's WithGateWait hook a wait of the harness's
-// own that began at began: the quiet a re-ask holds the run in, which the
-// re-asking check waited for.
-func ReportGateWait(ctx context.Context, began time.Time) { waited(ctx, began) }
-
-// waited reports a wait at the gate that began at began (WithGateWait).
-func waited(ctx context.Context, began time.Time) {
-	if fn, ok := ctx.Value(gateWaitKey{}).(func(time.Duration)); ok {
-		fn(time.Since(began))
+// Pause pauses ctx's budget (WithGateWait) for a wait of the harness's own
+// — the quiet a re-ask holds the run in — until the returned function is
+// called.
+func Pause(ctx context.Context) (resume func()) {
+	if pause, ok := ctx.Value(gateWaitKey{}).(func() func()); ok {
+		return pause()
 	}
+	return func() {}
 }
 
 // Gated reports whether ctx is that of a request that passed the gate
@@ -151,21 +156,23 @@ func (q *Quiet) enter(ctx context.Context) error {
 		return nil
 	}
 	pass := ctx.Value(unhushedKey{}) != nil
-	var began time.Time
+	var resume func()
+	defer func() {
+		if resume != nil {
+			resume()
+		}
+	}()
 	for {
 		q.mu.Lock()
 		if q.holds == 0 || pass {
 			q.inflight++
 			q.mu.Unlock()
-			if !began.IsZero() {
-				waited(ctx, began)
-			}
 			return nil
 		}
 		open := q.open
 		q.mu.Unlock()
-		if began.IsZero() {
-			began = time.Now()
+		if resume == nil {
+			resume = Pause(ctx) // the check's budget waits too
 		}
 		select {
 		case <-open:
@@ -202,12 +209,27 @@ func (q *Quiet) Wait(ctx context.Context) {
 	}
 	open := q.open
 	q.mu.Unlock()
-	began := time.Now()
+	defer Pause(ctx)()
 	select {
 	case <-open:
-		waited(ctx, began)
 	case <-ctx.Done():
 	}
+}
+
+// MarkSilent records that re-asks made with the harness otherwise idle got
+// no answer, at the recorder's position seq.
+func (q *Quiet) MarkSilent(seq int64) {
+	if q != nil {
+		q.silentAt.Store(seq)
+	}
+}
+
+// SilentAt is the position MarkSilent recorded last (0: none).
+func (q *Quiet) SilentAt() int64 {
+	if q == nil {
+		return 0
+	}
+	return q.silentAt.Load()
 }
 
 // Busy reports whether requests of the run are in flight (at most the
