@@ -14,7 +14,8 @@ import (
 )
 
 // A silence is graded only once it survived a re-ask (issue 31): a check
-// that ends FAIL or ERROR after one of its requests went unanswered for
+// that ends FAIL, WARN (a SHOULD's silence: LOG-002, LIFE-007) or ERROR
+// after one of its requests went unanswered for
 // the whole per-response timeout (or a POSTed notification got no reply),
 // the one thing the harness's own load can cause, is held until the
 // re-ask decided it. The run is held quiet (session.Quiet.Hush: the other
@@ -55,7 +56,7 @@ func (t *T) confirmSilences() {
 			t.Env.recordLiveness(t, c.msg, c.actual)
 		}
 	}()
-	if t.out.Verdict != FAIL && t.out.Verdict != ERROR && len(crashes) == 0 || t.Ctx.Err() != nil || t.Env.Target == nil {
+	if t.out.Verdict != FAIL && t.out.Verdict != ERROR && t.out.Verdict != WARN && len(crashes) == 0 || t.Ctx.Err() != nil || t.Env.Target == nil {
 		return
 	}
 	q := t.Env.Target.Quiet()
