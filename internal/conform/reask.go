@@ -332,20 +332,18 @@ func indexSession(xs []session.Silence, s *session.Session) int {
 func (t *T) TimedOut(what string) {
 	if t.Ctx.Err() == nil {
 		t.timedOut = append(t.timedOut, what)
-		if t.Env.Target != nil && t.Env.Target.Quiet().Busy() {
-			t.busyTimeout = true
-		}
 	}
 }
 
 // A check whose verdict came after a wait of its own ran out
 // (T.TimedOut) — and that nothing else decided: no crash, no re-asked
 // silence — is run again at once with the run held quiet (Quiet.Hush), as
-// for a re-ask: a FAIL or ERROR always, an NA or a WARN (a check that
-// gave up: "no acknowledgment came") when other requests of the run were
-// in flight as the wait ran out. The other checks wait at the gate
-// meanwhile, their budgets paused (budget.go). The re-run's verdict is
-// the check's (rerunOutcome).
+// for a re-ask, when it is a FAIL or an ERROR: a claim about the server.
+// An NA or a WARN after such a wait (a check that gave up: "no
+// acknowledgment came") claims nothing a gate acts on, and re-running
+// every one held a crowded run quiet until its budget ended. The other
+// checks wait at the gate meanwhile, their budgets paused (budget.go).
+// The re-run's verdict is the check's (rerunOutcome).
 
 type rerunKey struct{}
 
@@ -353,7 +351,7 @@ type rerunKey struct{}
 func wantsRerun(first *T, crashed bool) bool {
 	o := first.out
 	failed := o.Verdict == FAIL || o.Verdict == ERROR
-	return len(first.timedOut) > 0 && !first.rerun && !crashed && o.Verdict != PASS && (failed || first.busyTimeout) &&
+	return len(first.timedOut) > 0 && !first.rerun && !crashed && failed &&
 		first.Ctx.Err() == nil && first.Env.Target != nil && !strings.Contains(o.Message, UnderLoad) &&
 		!strings.Contains(o.Message, "confirmed with the harness otherwise idle")
 }

@@ -45,7 +45,7 @@ func TestRerunAfterATimedOutWait(t *testing.T) {
 	if calls != 2 || out.Verdict != FAIL || !strings.Contains(out.Message, "confirmed with the harness otherwise idle") {
 		t.Errorf("silent twice: %d runs, %s %q; want 2 runs and a confirmed FAIL", calls, out.Verdict, out.Message)
 	}
-	// an NA after a wait, with nothing else of the run in flight: not re-run
+	// an NA after a wait: not re-run (it claims nothing)
 	calls = 0
 	out = exec(func(t *T) {
 		calls++
@@ -53,7 +53,7 @@ func TestRerunAfterATimedOutWait(t *testing.T) {
 		t.NA("no acknowledgment came (judged by SUB-001)")
 	})
 	if calls != 1 || out.Verdict != NA {
-		t.Errorf("NA on an idle harness: %d runs, %s; want 1 run, NA", calls, out.Verdict)
+		t.Errorf("NA after a wait: %d runs, %s; want 1 run, NA", calls, out.Verdict)
 	}
 	// a FAIL with no wait that ran out: not re-run
 	calls = 0

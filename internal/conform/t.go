@@ -42,9 +42,6 @@ type T struct {
 	// request's own deadline (TimedOut): a FAIL or ERROR after one is
 	// confirmed by a re-run of the check (rerunQuiet).
 	timedOut []string
-	// busyTimeout: one of them ran out while other requests of the run
-	// were in flight.
-	busyTimeout bool
 	// rerun: this is that re-run.
 	rerun bool
 }

@@ -232,17 +232,6 @@ func (q *Quiet) SilentAt() int64 {
 	return q.silentAt.Load()
 }
 
-// Busy reports whether requests of the run are in flight (at most the
-// caller's own aside: a stream's wait is not one).
-func (q *Quiet) Busy() bool {
-	if q == nil {
-		return false
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.inflight > 0
-}
-
 // Holding reports whether the run is held quiet.
 func (q *Quiet) Holding() bool {
 	if q == nil {
