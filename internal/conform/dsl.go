@@ -338,7 +338,10 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 	t.confirmSilences()
 	t.finish()
 	out := t.out
-	if wantsRerun(t, crashed) {
+	if lane != nil && t.out.Verdict == ERROR && budgetSpent(ctx) {
+		t.timedOut = append(t.timedOut, fmt.Sprintf("the check's budget of %s (the run's other checks slowing its answers)", env.SpecBudget))
+	}
+	if wantsRerun(sctx, t, crashed) {
 		if second := rerunInline(sctx, t, fn, transport); second != nil {
 			out = second
 		}
@@ -353,7 +356,7 @@ func execute(sctx context.Context, env *Env, req catalog.Requirement, rev catalo
 		out.Verdict = ERROR
 		out.Message = "the check was interrupted before it finished (" + context.Cause(sctx).Error() + "); last: " + out.Message
 		out.Expected, out.Actual = "", ""
-	} else if ctx.Err() != nil && out.Verdict == ERROR {
+	} else if ctx.Err() != nil && out.Verdict == ERROR && out == t.out {
 		out.Message = fmt.Sprintf("the check exceeded its budget of %s; last: %s", env.SpecBudget, out.Message)
 	}
 	return out

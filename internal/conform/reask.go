@@ -348,21 +348,32 @@ func (t *T) TimedOut(what string) {
 type rerunKey struct{}
 
 // wantsRerun decides whether first's verdict is re-run (see above).
-func wantsRerun(first *T, crashed bool) bool {
+// A check in a lane whose own budget ran out (its answers slowed by the
+// run's other checks) ends ERROR: that is a wait that ran out too, and
+// is re-run the same way (budgetSpent).
+func wantsRerun(sctx context.Context, first *T, crashed bool) bool {
 	o := first.out
 	failed := o.Verdict == FAIL || o.Verdict == ERROR
-	return len(first.timedOut) > 0 && !first.rerun && !crashed && failed &&
-		first.Ctx.Err() == nil && first.Env.Target != nil && !strings.Contains(o.Message, UnderLoad) &&
-		!strings.Contains(o.Message, "confirmed with the harness otherwise idle")
+	return len(first.timedOut) > 0 && !first.rerun && !crashed && failed && sctx.Err() == nil &&
+		(first.Ctx.Err() == nil || budgetSpent(first.Ctx)) && first.Env.Target != nil &&
+		!strings.Contains(o.Message, UnderLoad) && !strings.Contains(o.Message, "confirmed with the harness otherwise idle")
+}
+
+// budgetSpent reports whether ctx, a check's, ended because its budget was
+// spent (not because the run ended).
+func budgetSpent(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 }
 
 // rerunInline re-runs the check at once, the run held quiet; nil when
 // the check's budget ended first.
 func rerunInline(sctx context.Context, first *T, fn func(t *T), transport string) *Outcome {
 	q := first.Env.Target.Quiet()
-	release := q.Hush(first.Ctx, first.Env.Target.StartupDeadline())
+	// the re-run has a budget of its own: the lane's bound on the first
+	// run waits for it (the first budget's pause tells the lane)
+	defer session.Pause(first.Ctx)()
+	release := q.Hush(sctx, first.Env.Target.StartupDeadline())
 	defer release()
-	// (the re-run has a budget of its own)
 	second := execute(context.WithValue(session.Unhushed(sctx), rerunKey{}, true), first.Env, first.Req, first.Rev, transport, fn, first.lane)
 	return rerunOutcome(q, first.out, second, strings.Join(first.timedOut, "; "))
 }
