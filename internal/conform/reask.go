@@ -56,7 +56,7 @@ func (t *T) confirmSilences() {
 			t.Env.recordLiveness(t, c.msg, c.actual)
 		}
 	}()
-	if t.out.Verdict != FAIL && t.out.Verdict != ERROR && t.out.Verdict != WARN && len(crashes) == 0 || t.Ctx.Err() != nil || t.Env.Target == nil {
+	if t.out.Verdict != FAIL && t.out.Verdict != ERROR && !(t.out.Verdict == WARN && t.restsOnSilence()) && len(crashes) == 0 || t.Ctx.Err() != nil || t.Env.Target == nil {
 		return
 	}
 	q := t.Env.Target.Quiet()
@@ -300,6 +300,19 @@ func (t *T) undecided(crashes []pendingCrash) {
 	for _, c := range crashes {
 		t.out.Notes = append(t.out.Notes, "note: not reported as a liveness failure: "+c.msg)
 	}
+}
+
+// restsOnSilence reports whether the check's WARN is about an answer that
+// did not come (a SHOULD's "no response"): a WARN for what an answer said
+// (a wrong error code) stands whatever else of the check went unanswered.
+func (t *T) restsOnSilence() bool {
+	s := strings.ToLower(t.out.Message + " " + t.out.Actual)
+	for _, w := range []string{"silence", "no response", "no answer", "timed out", "did not end", "no http reply"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameRev reports whether conn was opened for the check's revision.
