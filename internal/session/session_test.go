@@ -608,12 +608,11 @@ func TestClosedConnection(t *testing.T) {
 	}
 	// the in-flight call can end (the connection closed) before the
 	// session's reader has handled the closed frame: wait for the event
-	var evs []Event
-	for i := 0; i < 200 && len(evs) == 0; i++ {
-		if evs = s.Events(0); len(evs) == 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	// (an event, not a clock: a loaded machine may take a while)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s.WaitEvent(ctx, 0, func(Event) bool { return true })
+	evs := s.Events(0)
 	if len(evs) != 1 || evs[0].Frame.Kind != wire.KindClosed || evs[0].Frame.Seq != closedFrame.Seq {
 		t.Errorf("events = %+v", evs)
 	}
