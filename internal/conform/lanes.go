@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 )
 
@@ -106,17 +107,20 @@ type laneCheck struct {
 	abandoned bool
 }
 
-// alone turns the check's read hold into the write hold.
-func (c *laneCheck) alone() {
+// alone turns the check's read hold into the write hold. The wait for
+// the other checks to end is the harness's, not the server's: ctx's
+// budget pauses meanwhile (session.Pause), and c.mu is not held, so that
+// the lane can abandon the check while it waits.
+func (c *laneCheck) alone(ctx context.Context) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.abandoned || c.held != 1 {
+		c.mu.Unlock()
 		return
 	}
 	c.l.alone.RUnlock()
 	c.held = 0
-	c.l.alone.Lock()
-	c.held = 2
+	c.mu.Unlock()
+	c.resume(ctx, 2)
 }
 
 // pause lets the check's hold go while it waits for another check (a
@@ -139,15 +143,21 @@ func (c *laneCheck) pause() int {
 	return held
 }
 
-func (c *laneCheck) resume(held int) {
+// resume takes the hold back; while a check holds the lanes alone, the
+// wait pauses ctx's budget (the harness's time).
+func (c *laneCheck) resume(ctx context.Context, held int) {
 	if c == nil || held == 0 {
 		return
 	}
 	// Taken outside c.mu: a writer waiting for the lanes must not block
 	// release (abandon) of this check.
 	if held == 2 {
-		c.l.alone.Lock()
-	} else {
+		if !c.l.alone.TryLock() {
+			defer session.Pause(ctx)()
+			c.l.alone.Lock()
+		}
+	} else if !c.l.alone.TryRLock() {
+		defer session.Pause(ctx)()
 		c.l.alone.RLock()
 	}
 	c.mu.Lock()
@@ -182,7 +192,7 @@ func (c *laneCheck) release(abandon bool) {
 }
 
 // exclusive takes the lanes' lock of name until the check ends (T.Exclusive).
-func (c *laneCheck) exclusive(name string) {
+func (c *laneCheck) exclusive(ctx context.Context, name string) {
 	c.l.mu.Lock()
 	if c.l.named == nil {
 		c.l.named = map[string]*sync.Mutex{}
@@ -202,8 +212,12 @@ func (c *laneCheck) exclusive(name string) {
 	// While it waits, the check lets its hold on the lanes go: the holder
 	// of name may need the lanes to itself (T.Alone) before it ends.
 	held := c.pause()
-	m.Lock()
-	c.resume(held)
+	if !m.TryLock() {
+		resume := session.Pause(ctx) // another check's time, not the server's
+		m.Lock()
+		resume()
+	}
+	c.resume(ctx, held)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.abandoned {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -336,5 +337,46 @@ func TestLanesSteal(t *testing.T) {
 	}
 	if w := e.Workers(); w != 3 {
 		t.Errorf("%d workers, want 3 (one per lane, and the one lane A's worker started on lane B)", w)
+	}
+}
+
+// TestLanesAloneWaitKeepsTheBudget (issue 31): a check that waits for the
+// lanes to itself (T.Alone: a catalog change) while another check runs
+// longer than the waiter's whole budget and its lane's grace is neither
+// abandoned nor out of budget: the wait is the harness's. Before,
+// STALE-005 under a crowded server ended ERROR "did not end within its
+// budget … abandoned". (Real time: a goroutine blocked on a mutex stops
+// testing/synctest's clock.)
+func TestLanesAloneWaitKeepsTheBudget(t *testing.T) {
+	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001"}, laneB: {"RPC-001"}})
+	e.SpecBudget = 20 * time.Millisecond
+	defer func(g time.Duration) { laneGrace = g }(laneGrace)
+	laneGrace = 20 * time.Millisecond
+	l := e.lanes
+	holding, waited := make(chan struct{}), make(chan struct{})
+	l.register(catalog.MustGet("RPC-001"), laneB, wire.HTTP, func(t *T) {
+		// held at the quiet gate (another check's re-ask), until the other
+		// check has waited for the lanes past its budget and grace
+		defer session.Pause(t.Ctx)()
+		close(holding)
+		<-waited
+	})
+	l.register(catalog.MustGet("RPC-001"), laneA, wire.HTTP, func(t *T) {
+		<-holding
+		go func() {
+			// past the waiter's budget and its lane's grace, several times
+			time.Sleep(10 * (e.SpecBudget + laneGrace))
+			close(waited)
+		}()
+		t.Alone()
+		if t.Ctx.Err() != nil {
+			t.Error("the wait for the lanes spent the check's budget")
+		}
+	})
+	if out, _ := l.await(context.Background(), specKey{"RPC-001", laneA}); out.Verdict != PASS {
+		t.Errorf("the check that waited for the lanes: %s", out)
+	}
+	if out, _ := l.await(context.Background(), specKey{"RPC-001", laneB}); out.Verdict != PASS {
+		t.Errorf("the check held at the gate: %s", out)
 	}
 }

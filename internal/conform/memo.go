@@ -119,11 +119,11 @@ func (tb *memoTable) get(ctx context.Context, k memoKey, compute func() any, lc 
 		select {
 		case <-e.done:
 		case <-ctx.Done():
-			lc.resume(held)
+			lc.resume(ctx, held)
 			return nil, false, waited + time.Since(start)
 		}
 		waited += time.Since(start)
-		lc.resume(held)
+		lc.resume(ctx, held)
 		if e.ok {
 			tb.took(ctx, e)
 			return e.v, true, waited

@@ -92,7 +92,7 @@ func (t *T) Alone() {
 // of the server shows.
 func (t *T) aloneEverywhere() {
 	if t.lane != nil {
-		t.lane.alone()
+		t.lane.alone(t.Ctx)
 	}
 }
 
@@ -104,7 +104,7 @@ func (t *T) aloneEverywhere() {
 // and without lanes, it does nothing.
 func (t *T) Exclusive(name string) {
 	if t.lane != nil && t.HTTP() {
-		t.lane.exclusive(name)
+		t.lane.exclusive(t.Ctx, name)
 	}
 }
 

@@ -32,8 +32,9 @@ type Quiet struct {
 	sil      []Silence     // the last maxSilences
 	seq      int64         // silences recorded in all
 
-	// reask serialises the re-asks: one quiet at a time.
-	reask sync.Mutex
+	// turn serialises the re-asks, one quiet at a time: a token taken
+	// by Hush (a channel, so that a wait for it ends with its context).
+	turn chan struct{}
 
 	hushes, waited, reasked, answered atomic.Int64
 
@@ -244,13 +245,24 @@ func (q *Quiet) Holding() bool {
 
 // Hush holds the run quiet: from now on requests wait at the gate, and it
 // returns once those in flight ended, or limit passed, or ctx ended. One
-// hold at a time: a second Hush waits for the first's release. Call
-// release when the re-ask is done.
+// hold at a time: a second Hush waits for the first's release (or for
+// ctx to end: then it holds nothing). Call release when the re-ask is
+// done.
 func (q *Quiet) Hush(ctx context.Context, limit time.Duration) (release func()) {
 	if q == nil {
 		return func() {}
 	}
-	q.reask.Lock()
+	q.mu.Lock()
+	if q.turn == nil {
+		q.turn = make(chan struct{}, 1)
+	}
+	turn := q.turn
+	q.mu.Unlock()
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return func() {}
+	}
 	q.hushes.Add(1)
 	q.mu.Lock()
 	q.holds++
@@ -284,7 +296,7 @@ func (q *Quiet) Hush(ctx context.Context, limit time.Duration) (release func()) 
 				close(q.open)
 			}
 			q.mu.Unlock()
-			q.reask.Unlock()
+			<-turn
 		})
 	}
 }

@@ -149,3 +149,29 @@ func TestReaskDroppedAndHung(t *testing.T) {
 		}
 	})
 }
+
+// A Hush waiting for another's release ends with its context (Ctrl-C
+// while one check re-asks and another waits for its turn), holding
+// nothing.
+func TestHushWaitEndsWithItsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var q Quiet
+		release := q.Hush(context.Background(), time.Second)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan func())
+		go func() { done <- q.Hush(ctx, time.Second) }()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatal("a second Hush did not wait for the first's release")
+		default:
+		}
+		cancel()
+		(<-done)()
+		release()
+		if q.Holding() {
+			t.Error("the run is held quiet after the release")
+		}
+		q.Hush(context.Background(), time.Second)() // the turn is free
+	})
+}
