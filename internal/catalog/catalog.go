@@ -150,6 +150,7 @@ var areaByPrefix = map[string]string{
 	"AUTH":  "auth",
 	"STALE": "staleness",
 	"CLI":   "client",
+	"CAUTH": "client",
 }
 
 // AreaOf maps an id to its area ("LIFE-001" → "lifecycle").
@@ -233,7 +234,7 @@ func idLess(a, b string) bool {
 	return na < nb
 }
 
-var prefixOrder = []string{"LIFE", "RPC", "PAG", "CACHE", "TOOL", "RES", "PRM", "CMP", "MRTR", "SUB", "TASK", "CAN", "PROG", "LOG", "LEG", "STD", "HTTP", "AUTH", "STALE", "CLI"}
+var prefixOrder = []string{"LIFE", "RPC", "PAG", "CACHE", "TOOL", "RES", "PRM", "CMP", "MRTR", "SUB", "TASK", "CAN", "PROG", "LOG", "LEG", "STD", "HTTP", "AUTH", "STALE", "CLI", "CAUTH"}
 
 func prefixRank(p string) int {
 	if i := slices.Index(prefixOrder, p); i >= 0 {

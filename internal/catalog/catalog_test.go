@@ -19,7 +19,7 @@ import (
 // catalog (stale references); projectIDs are the project's own ids in the
 // other areas (RPC-014: liveness, which the notes grade inside other items).
 var (
-	projectAreas = map[string]bool{"STALE": true, "CLI": true}
+	projectAreas = map[string]bool{"STALE": true, "CLI": true, "CAUTH": true}
 	projectIDs   = map[string]bool{"RPC-014": true}
 )
 

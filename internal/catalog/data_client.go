@@ -5,11 +5,11 @@ import "strings"
 // The client half (issue 32): requirements on MCP clients and hosts, which
 // mcpconform judges by playing scenario servers (internal/scenario) and
 // reading the client's traffic (suites/client). Same conventions as the
-// server table (data.go); ids CLI-NNN. A client requirement's check runs
+// server table (data.go); ids CLI-NNN, and CAUTH-NNN for authorization. A client requirement's check runs
 // in `mcpconform client`, never against a server, and the reverse.
 
 // clientPrefixes are the id prefixes of client requirements.
-var clientPrefixes = map[string]bool{"CLI": true}
+var clientPrefixes = map[string]bool{"CLI": true, "CAUTH": true}
 
 // Client reports whether r is a requirement on clients (judged by
 // `mcpconform client`) rather than on servers.
@@ -232,8 +232,100 @@ var clientRequirements = []Requirement{
 	},
 }
 
+// authRevisions are the revisions whose authorization the CAUTH checks
+// judge: 2025-11-25 brought the discovery rules they rest on (well-known
+// fallbacks, OpenID Connect discovery, scope selection, client ID
+// metadata documents), which 2026-07-28 keeps.
+var authRevisions = revs(R20251125, R20260728)
+
+var clientAuthRequirements = []Requirement{
+	{
+		ID:         "CAUTH-001",
+		Title:      "resource metadata: the challenge's URL, else the well-known URIs in order",
+		Statement:  `A client that authorizes uses the protected resource metadata (RFC 9728) to find the authorization server: it fetches the resource_metadata URL of the 401 challenge when there is one, else the path-based well-known URI first and the root one after it.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Protected Resource Metadata Discovery Requirements"; 26:basic/authorization/authorization-server-discovery.mdx "Protected Resource Metadata Discovery Requirements"`,
+	},
+	{
+		ID:         "CAUTH-002",
+		Title:      "authorization server metadata: the well-known endpoints in the prescribed order",
+		Statement:  `The client tries the authorization server's metadata endpoints in the order the spec gives for its issuer: with a path, RFC 8414 path insertion, OpenID Connect path insertion, then OpenID Connect path appending; without, RFC 8414 then OpenID Connect at the root.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Authorization Server Metadata Discovery"; 26:basic/authorization/authorization-server-discovery.mdx "Authorization Server Metadata Discovery"`,
+	},
+	{
+		ID:         "CAUTH-003",
+		Title:      "PKCE with S256: the token request's verifier matches the challenge",
+		Statement:  `Every authorization request carries a code_challenge with code_challenge_method S256 (the server advertises it), and the token request that redeems its code carries the code_verifier whose SHA-256 is that challenge.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Authorization Code Protection"; 26:basic/authorization/security-considerations.mdx "Authorization Code Protection"`,
+	},
+	{
+		ID:         "CAUTH-004",
+		Title:      "the resource parameter names the MCP server in authorization and token requests",
+		Statement:  `Both the authorization request and the token request carry the resource parameter (RFC 8707), and it is the MCP server's canonical URI.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Resource Parameter Implementation"; 26:basic/authorization/index.mdx "Resource Parameter Implementation"`,
+	},
+	{
+		ID:         "CAUTH-005",
+		Title:      "the access token in the Authorization header of every request, never the query",
+		Statement:  `Once it holds an access token, the client sends Authorization: Bearer with every HTTP request to the MCP server, and never puts the token in the URI query string.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Token Requirements"; 26:basic/authorization/index.mdx "Token Requirements"`,
+	},
+	{
+		ID:         "CAUTH-006",
+		Title:      "scope: the challenge's, else scopes_supported, else none",
+		Statement:  `The authorization request asks for the scope of the 401 challenge when it named one, else for every scope of the metadata's scopes_supported, and omits scope when neither is defined.`,
+		Level:      SHOULD,
+		SpecLevel:  "SHOULD",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Scope Selection Strategy"; 26:basic/authorization/index.mdx "Scope Selection Strategy"`,
+	},
+	{
+		ID:         "CAUTH-007",
+		Title:      "static client credentials are used when the client is given them",
+		Statement:  `A client given a pre-registered client_id and secret for the server (MCP_CONFORMANCE_CONTEXT) authorizes with that client_id, where the authorization server offers no registration.`,
+		Level:      SHOULD,
+		SpecLevel:  "SHOULD",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Preregistration"; 26:basic/authorization/client-registration.mdx "Pre-registration"`,
+	},
+	{
+		ID:         "CAUTH-008",
+		Title:      "a client ID metadata document where the server supports them",
+		Statement:  `When the authorization server advertises client_id_metadata_document_supported, the client identifies itself with an https URL with a path (its metadata document) rather than registering dynamically.`,
+		Level:      SHOULD,
+		SpecLevel:  "SHOULD",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Client ID Metadata Documents"; 26:basic/authorization/client-registration.mdx "Client ID Metadata Documents"`,
+	},
+}
+
 // the client table follows the server table (package variables are
 // initialised before catalog.go's init indexes them)
-var _ = func() bool { requirements = append(requirements, clientRequirements...); return true }()
+var _ = func() bool {
+	requirements = append(append(requirements, clientRequirements...), clientAuthRequirements...)
+	return true
+}()
 
 func cutPrefix(id string) (prefix, num string, ok bool) { return strings.Cut(id, "-") }

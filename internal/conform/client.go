@@ -59,6 +59,10 @@ func (t *T) Runs(keep func(*scenario.Scenario) bool) []*scenario.Run {
 		for _, conn := range r.Conns {
 			t.attach(conn, r.From, r.To)
 		}
+		if r.Auth != nil {
+			t.attach(r.AuthConn, r.From, r.To)
+			t.attach(r.ASConn, r.From, r.To)
+		}
 		out = append(out, r)
 	}
 	if len(out) == 0 {

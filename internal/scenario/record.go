@@ -21,8 +21,12 @@ import (
 // a huge one is cut and marked Truncated).
 const maxMessage = 4 << 20
 
-// recordHTTP records the exchange of every request next serves.
-func (r *Run) recordHTTP(next http.Handler) http.Handler {
+// recordHTTP records the exchange of every request next serves, on the
+// run's connection.
+func (r *Run) recordHTTP(next http.Handler) http.Handler { return r.recordOn(r.Conn, next) }
+
+// recordOn records the exchange of every request next serves on conn.
+func (r *Run) recordOn(conn string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		ex := r.exchange.Add(1)
 		body, _ := io.ReadAll(io.LimitReader(req.Body, maxMessage+1))
@@ -35,9 +39,9 @@ func (r *Run) recordHTTP(next http.Handler) http.Handler {
 		if len(bytes.TrimSpace(body)) == 0 {
 			kind = wire.KindBody
 		}
-		r.rec.Record(wire.Frame{Conn: r.Conn, Dir: wire.In, Kind: kind, Raw: body, Truncated: trunc, Exchange: ex,
+		r.rec.Record(wire.Frame{Conn: conn, Dir: wire.In, Kind: kind, Raw: body, Truncated: trunc, Exchange: ex,
 			HTTP: &wire.HTTPInfo{Method: req.Method, URL: req.URL.RequestURI(), Header: req.Header.Clone()}})
-		rw := &recWriter{w: w, run: r, ex: ex}
+		rw := &recWriter{w: w, run: r, conn: conn, ex: ex}
 		next.ServeHTTP(rw, req)
 		rw.finish()
 	})
@@ -47,6 +51,7 @@ func (r *Run) recordHTTP(next http.Handler) http.Handler {
 type recWriter struct {
 	w      http.ResponseWriter
 	run    *Run
+	conn   string
 	ex     int64
 	mu     sync.Mutex
 	status int
@@ -87,7 +92,7 @@ func (rw *recWriter) Write(p []byte) (int, error) {
 		rw.buf.Write(p)
 	}
 	if rw.sse {
-		rw.events += rw.run.sseEvents(&rw.buf, rw.ex, rw.status, rw.header, false)
+		rw.events += rw.run.sseEvents(rw.conn, &rw.buf, rw.ex, rw.status, rw.header, false)
 	}
 	rw.mu.Unlock()
 	return rw.w.Write(p)
@@ -103,9 +108,9 @@ func (rw *recWriter) finish() {
 	}
 	info := &wire.HTTPInfo{Status: rw.status, Header: rw.header}
 	if rw.sse {
-		rw.events += rw.run.sseEvents(&rw.buf, rw.ex, rw.status, rw.header, true)
+		rw.events += rw.run.sseEvents(rw.conn, &rw.buf, rw.ex, rw.status, rw.header, true)
 		if rw.events == 0 {
-			rw.run.rec.Record(wire.Frame{Conn: rw.run.Conn, Dir: wire.Out, Kind: wire.KindBody, Exchange: rw.ex, HTTP: info})
+			rw.run.rec.Record(wire.Frame{Conn: rw.conn, Dir: wire.Out, Kind: wire.KindBody, Exchange: rw.ex, HTTP: info})
 		}
 		return
 	}
@@ -113,12 +118,12 @@ func (rw *recWriter) finish() {
 	if json.Valid(bytes.TrimSpace(rw.buf.Bytes())) && rw.buf.Len() > 0 {
 		kind = wire.KindMessage
 	}
-	rw.run.rec.Record(wire.Frame{Conn: rw.run.Conn, Dir: wire.Out, Kind: kind, Raw: bytes.Clone(rw.buf.Bytes()), Exchange: rw.ex, HTTP: info})
+	rw.run.rec.Record(wire.Frame{Conn: rw.conn, Dir: wire.Out, Kind: kind, Raw: bytes.Clone(rw.buf.Bytes()), Exchange: rw.ex, HTTP: info})
 }
 
 // sseEvents records the complete events at the start of buf (all of it
 // when final) and drops them from buf; it returns how many had data.
-func (r *Run) sseEvents(buf *bytes.Buffer, ex int64, status int, h http.Header, final bool) int {
+func (r *Run) sseEvents(conn string, buf *bytes.Buffer, ex int64, status int, h http.Header, final bool) int {
 	n := 0
 	for {
 		b := buf.Bytes()
@@ -144,7 +149,7 @@ func (r *Run) sseEvents(buf *bytes.Buffer, ex int64, status int, h http.Header, 
 			}
 		}
 		if data != nil {
-			r.rec.Record(wire.Frame{Conn: r.Conn, Dir: wire.Out, Kind: wire.KindMessage, Raw: bytes.Join(data, []byte("\n")), Exchange: ex, HTTP: info})
+			r.rec.Record(wire.Frame{Conn: conn, Dir: wire.Out, Kind: wire.KindMessage, Raw: bytes.Join(data, []byte("\n")), Exchange: ex, HTTP: info})
 			n++
 		}
 		buf.Next(end + skip)

@@ -74,6 +74,13 @@ type Run struct {
 	// server process it started).
 	Conns []string
 
+	// Auth is what an authorization scenario served (nil: none);
+	// AuthConn the connection the MCP server's side of its authorization
+	// is recorded on (the requests that got 401, the resource metadata
+	// fetched), ASConn the authorization server's exchanges.
+	Auth             *AuthRun
+	AuthConn, ASConn string
+
 	rec      *wire.Recorder
 	exchange atomic.Int64
 	// base is the scenario server's http://127.0.0.1:PORT (both
@@ -151,7 +158,15 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 		h = r.withInvalidTools(h)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", r.recordHTTP(h))
+	h = r.recordHTTP(h)
+	stopAuth := func() {}
+	if s.auth != nil {
+		var err error
+		if h, stopAuth, err = r.serveAuth(s.auth, mux, h); err != nil {
+			panic(err) // Play reports it as the scenario server's failure
+		}
+	}
+	mux.Handle("/mcp", h)
 	mux.Handle(CanaryPath, r.canary())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
@@ -162,6 +177,7 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 		defer cancel()
 		_ = hs.Shutdown(ctx)
 		_ = hs.Close()
+		stopAuth()
 	}
 }
 

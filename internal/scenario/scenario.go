@@ -55,6 +55,9 @@ type Scenario struct {
 	// invalidTools: the tools/list answers carry tools whose x-mcp-header
 	// marks are invalid (headers.go; 2026-07-28 HTTP).
 	invalidTools bool
+	// auth: the MCP endpoint is a protected resource with a mock
+	// authorization server (auth.go; HTTP).
+	auth *Auth
 	// older: the server supports only the revision before the run's (a
 	// legacy client offering the run's revision gets the older one in
 	// the initialize result, and must go on with it or disconnect).
@@ -91,6 +94,41 @@ var All = []*Scenario{
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
 		About: "the session ends (HTTP 404) when the client calls add_numbers: the client must initialize a new session", setup: addNumbers},
+	authScenario("auth/metadata-default", "the 401 challenge names the path-based protected resource metadata; the authorization server's RFC 8414 metadata is at the root of its issuer",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth}),
+	authScenario("auth/metadata-var1", "no resource_metadata in the challenge: the metadata is at the path-based well-known URI; the authorization server has OpenID Connect discovery only",
+		&Auth{PRM: PRMPath, Meta: MetaOIDC}),
+	authScenario("auth/metadata-var2", "no resource_metadata in the challenge: the metadata is at the root well-known URI only; the issuer has the path /tenant1 (RFC 8414 path insertion)",
+		&Auth{PRM: PRMRoot, IssuerPath: "/tenant1", Meta: MetaOAuth}),
+	authScenario("auth/metadata-var3", "the challenge names a custom metadata URL; the issuer /tenant1 has OpenID Connect discovery by path appending only",
+		&Auth{Header: PRMCustom, PRM: PRMCustom, IssuerPath: "/tenant1", Meta: MetaOIDCAppend}),
+	authScenario("auth/scope-from-www-authenticate", "the 401 challenge names the scope mcp:read; the metadata's scopes_supported is wider",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:read", Scopes: []string{"mcp:read", "mcp:write", "mcp:admin"}}),
+	authScenario("auth/scope-from-scopes-supported", "no scope in the challenge; the metadata's scopes_supported lists mcp:read and mcp:write",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, Scopes: []string{"mcp:read", "mcp:write"}}),
+	authScenario("auth/scope-omitted-when-undefined", "no scope in the challenge and no scopes_supported: the client omits scope",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth}),
+	authScenario("auth/pre-registration", "the authorization server has no registration endpoint; the client is given a client_id and secret (MCP_CONFORMANCE_CONTEXT)",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, Prereg: true}),
+	authScenario("auth/basic-cimd", "the authorization server advertises client ID metadata documents (and dynamic registration)",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, CIMD: true}),
+}
+
+// authScenario is an authorization scenario (auth.go): both eras, over
+// HTTP, from 2025-11-25 (whose discovery rules it judges); the client,
+// once authorized, lists the tools and calls one: add_numbers, or
+// test-tool, which the official harness's auth scenarios serve.
+func authScenario(name, about string, a *Auth) *Scenario {
+	return &Scenario{Name: name, Client: name, Legacy: true, Modern: true, HTTPOnly: true, since: catalog.R20251125,
+		auth: a, context: a.context(name), About: about, setup: authTools}
+}
+
+func authTools(srv *mcp.Server, r *Run) {
+	addNumbers(srv, r)
+	mcp.AddTool(srv, &mcp.Tool{Name: "test-tool", Description: "A tool to call once authorized"},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "authorized"}}}, nil, nil
+		})
 }
 
 // Get returns the scenario named name.
@@ -101,6 +139,9 @@ func Get(name string) (*Scenario, bool) {
 	}
 	return All[i], true
 }
+
+// IsAuth reports whether s is an authorization scenario (auth.go).
+func (s *Scenario) IsAuth() bool { return s.auth != nil }
 
 // Applies reports whether the scenario is played in rev over transport.
 func (s *Scenario) Applies(rev catalog.Revision, transport string) bool {

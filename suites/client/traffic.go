@@ -53,7 +53,12 @@ func (m msg) httpMethod() string {
 	return m.F.HTTP.Method
 }
 
-func (m msg) quote() string { return fmt.Sprintf("#%d %s", m.F.Seq, c.Clip(m.F.Raw)) }
+func (m msg) quote() string {
+	if len(m.F.Raw) == 0 && m.F.HTTP != nil && m.F.HTTP.Method != "" { // a GET
+		return fmt.Sprintf("#%d %s %s", m.F.Seq, m.F.HTTP.Method, c.Clip([]byte(m.F.HTTP.URL)))
+	}
+	return fmt.Sprintf("#%d %s", m.F.Seq, c.Clip(m.F.Raw))
+}
 
 // traffic returns every frame of the run's connections with a payload or
 // an HTTP head, in order, decoded.

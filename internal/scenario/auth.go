@@ -1,0 +1,329 @@
+package scenario
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The authorization scenarios (issue 32; the official harness's auth/*):
+// the MCP endpoint is a protected resource (RFC 9728) — a request without
+// a token the run's authorization server issued gets HTTP 401 with a
+// Bearer challenge — and a mock authorization server, on a loopback
+// listener of its own, approves at once: GET /authorize redirects to the
+// redirect_uri with a code and the state, as the official harness's does
+// (a client that opens a browser is served by any user agent that follows
+// the redirect). Everything the client did to authorize — the requests
+// that got 401, the metadata it fetched, its registration, authorization
+// and token requests — is recorded on the run's AuthConn (the MCP
+// server's side) and ASConn (the authorization server's); its MCP traffic,
+// once authorized, on Conn, where the other client checks judge it.
+//
+// The mock server is lenient on purpose: it issues a code and a token
+// whatever the PKCE, resource and scope parameters were, so that one
+// fault of the client is judged by the one requirement it breaks and the
+// rest of the flow goes on to be judged too.
+
+// Auth is what an authorization scenario serves.
+type Auth struct {
+	// Header is what the 401 challenge names as resource_metadata:
+	// PRMPath (the path-based well-known URI), PRMCustom, or "" (none).
+	Header string
+	// PRM is where the protected resource metadata is served: PRMPath,
+	// PRMRoot or PRMCustom; anywhere else is 404.
+	PRM string
+	// IssuerPath is the authorization server's issuer path ("" or
+	// "/tenant1").
+	IssuerPath string
+	// Meta is where the authorization server metadata is served:
+	// MetaOAuth (RFC 8414), MetaOIDC (OpenID Connect Discovery, path
+	// insertion) or MetaOIDCAppend (path appending); anywhere else is 404.
+	Meta string
+	// ChallengeScope is the scope the 401 challenge names ("": none);
+	// Scopes the metadata's scopes_supported (nil: undefined).
+	ChallengeScope string
+	Scopes         []string
+	// CIMD: the server advertises client_id_metadata_document_supported.
+	CIMD bool
+	// Prereg: no registration endpoint; the client is given PreregID and
+	// PreregSecret in MCP_CONFORMANCE_CONTEXT.
+	Prereg bool
+}
+
+// Where the metadata is served.
+const (
+	PRMPath        = "path"
+	PRMRoot        = "root"
+	PRMCustom      = "custom"
+	MetaOAuth      = "oauth"
+	MetaOIDC       = "oidc"
+	MetaOIDCAppend = "oidc-append"
+
+	prmWellKnown   = "/.well-known/oauth-protected-resource"
+	customPRMPath  = "/custom/metadata/prm.json"
+	PreregID       = "mcpconform-preregistered-client"
+	PreregSecret   = "mcpconform-preregistered-secret"
+	authorizeEP    = "/authorize"
+	tokenEP        = "/token"
+	registerEP     = "/register"
+	issuedPrefix   = "mcpconform-token-"
+	oauthWellKnown = "/.well-known/oauth-authorization-server"
+	oidcWellKnown  = "/.well-known/openid-configuration"
+)
+
+// AuthRun is what a run of an authorization scenario served: the URLs the
+// client checks judge its requests against.
+type AuthRun struct {
+	// Resource is the protected resource metadata's resource: the MCP
+	// server's URL, or its origin when the metadata is served at the root
+	// well-known URI (RFC 9728 section 3.3: the resource the URL was
+	// built from); MCPURL the MCP endpoint's URL.
+	Resource, MCPURL string
+	// ChallengePRM is the resource_metadata URL of the 401 challenge ("":
+	// none); PRMOrder the well-known URIs in the order a client without
+	// it must try them (RFC 9728; the MCP spec's fallback order).
+	ChallengePRM string
+	PRMOrder     []string
+	// PRMServed is the URL of the one PRM document served.
+	PRMServed string
+	// AS is the authorization server's base URL, Issuer its issuer;
+	// MetaOrder the metadata URLs in the order a client must try them for
+	// that issuer, MetaServed the one served.
+	AS, Issuer string
+	MetaOrder  []string
+	MetaServed string
+	// Spec is the scenario's Auth; Origin the MCP server's origin
+	// (http://127.0.0.1:PORT).
+	Spec   *Auth
+	Origin string
+
+	mu     sync.Mutex
+	tokens map[string]bool
+	codes  map[string]bool
+}
+
+// IsPRMPath reports whether path is one the client may fetch protected
+// resource metadata at (the well-known ones, the custom one).
+func IsPRMPath(path string) bool {
+	return strings.HasPrefix(path, prmWellKnown) || path == customPRMPath
+}
+
+// IsMetaPath reports whether path is one of authorization server metadata.
+func IsMetaPath(path string) bool {
+	return strings.Contains(path, oauthWellKnown) || strings.Contains(path, oidcWellKnown)
+}
+
+// Authorization endpoints of the mock server.
+func IsAuthorize(path string) bool { return path == authorizeEP }
+func IsToken(path string) bool     { return path == tokenEP }
+func IsRegister(path string) bool  { return path == registerEP }
+
+// newAuthRun lays out the URLs of a run served at base (the MCP server's
+// origin) with the authorization server at as.
+func newAuthRun(a *Auth, base, as string) *AuthRun {
+	ar := &AuthRun{Resource: base + "/mcp", MCPURL: base + "/mcp", AS: as, Issuer: as + a.IssuerPath, Spec: a, Origin: base,
+		tokens: map[string]bool{}, codes: map[string]bool{}}
+	ar.PRMOrder = []string{base + prmWellKnown + "/mcp", base + prmWellKnown}
+	switch a.PRM {
+	case PRMPath:
+		ar.PRMServed = ar.PRMOrder[0]
+	case PRMRoot:
+		ar.PRMServed = ar.PRMOrder[1]
+		ar.Resource = base
+	default:
+		ar.PRMServed = base + customPRMPath
+	}
+	switch a.Header {
+	case PRMPath:
+		ar.ChallengePRM = ar.PRMOrder[0]
+	case PRMCustom:
+		ar.ChallengePRM = base + customPRMPath
+	}
+	if a.IssuerPath == "" {
+		ar.MetaOrder = []string{as + oauthWellKnown, as + oidcWellKnown}
+	} else {
+		ar.MetaOrder = []string{as + oauthWellKnown + a.IssuerPath, as + oidcWellKnown + a.IssuerPath, as + a.IssuerPath + oidcWellKnown}
+	}
+	switch a.Meta {
+	case MetaOAuth:
+		ar.MetaServed = ar.MetaOrder[0]
+	case MetaOIDC:
+		ar.MetaServed = ar.MetaOrder[1]
+	default:
+		ar.MetaServed = ar.MetaOrder[len(ar.MetaOrder)-1]
+	}
+	return ar
+}
+
+// context is the MCP_CONFORMANCE_CONTEXT of the scenario ("": none).
+func (a *Auth) context(name string) string {
+	if !a.Prereg {
+		return ""
+	}
+	b, _ := json.Marshal(map[string]string{"name": name, "client_id": PreregID, "client_secret": PreregSecret})
+	return string(b)
+}
+
+// serveAuth starts the mock authorization server and returns the handler
+// that protects next (the MCP endpoint) and serves the resource metadata,
+// and a function that stops the authorization server.
+func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Handler, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	ar := newAuthRun(a, r.base, "http://"+ln.Addr().String())
+	r.Auth = ar
+	r.AuthConn, r.ASConn = r.Conn+"/auth", r.Conn+"/as"
+	r.rec.Note(r.AuthConn, "the authorization server's issuer is "+ar.Issuer+"; the MCP server's protected resource metadata is at "+ar.PRMServed)
+	as := http.NewServeMux()
+	as.HandleFunc("/", ar.serveAS)
+	hs := &http.Server{Handler: r.recordOn(r.ASConn, as), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	mux.Handle("/.well-known/", r.recordOn(r.AuthConn, http.HandlerFunc(ar.servePRM)))
+	mux.Handle(customPRMPath, r.recordOn(r.AuthConn, http.HandlerFunc(ar.servePRM)))
+	unauthorized := r.recordOn(r.AuthConn, http.HandlerFunc(ar.challenge))
+	gate := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+		if !ok || !ar.issued(tok) {
+			unauthorized.ServeHTTP(w, req)
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
+	return gate, func() { _ = hs.Close() }, nil
+}
+
+// challenge answers a request without a valid token: 401 and the Bearer
+// challenge.
+func (ar *AuthRun) challenge(w http.ResponseWriter, _ *http.Request) {
+	var params []string
+	if ar.ChallengePRM != "" {
+		params = append(params, fmt.Sprintf("resource_metadata=%q", ar.ChallengePRM))
+	}
+	if ar.Spec.ChallengeScope != "" {
+		params = append(params, fmt.Sprintf("scope=%q", ar.Spec.ChallengeScope))
+	}
+	v := "Bearer"
+	if len(params) > 0 {
+		v += " " + strings.Join(params, ", ")
+	}
+	w.Header().Set("WWW-Authenticate", v)
+	writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_token", "error_description": "authorization required"})
+}
+
+func (ar *AuthRun) servePRM(w http.ResponseWriter, req *http.Request) {
+	if ar.PRMServed != ar.Origin+req.URL.Path {
+		http.NotFound(w, req)
+		return
+	}
+	doc := map[string]any{"resource": ar.Resource, "authorization_servers": []string{ar.Issuer}}
+	if ar.Spec.Scopes != nil {
+		doc["scopes_supported"] = ar.Spec.Scopes
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// serveAS is the mock authorization server.
+func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
+	switch p := req.URL.Path; {
+	case ar.AS+p == ar.MetaServed:
+		doc := map[string]any{
+			"issuer":                                ar.Issuer,
+			"authorization_endpoint":                ar.AS + authorizeEP,
+			"token_endpoint":                        ar.AS + tokenEP,
+			"response_types_supported":              []string{"code"},
+			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported":      []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
+		}
+		if !ar.Spec.Prereg {
+			doc["registration_endpoint"] = ar.AS + registerEP
+		}
+		if ar.Spec.CIMD {
+			doc["client_id_metadata_document_supported"] = true
+		}
+		if ar.Spec.Meta != MetaOAuth {
+			doc["subject_types_supported"] = []string{"public"}
+			doc["id_token_signing_alg_values_supported"] = []string{"RS256"}
+			doc["jwks_uri"] = ar.AS + "/jwks"
+		}
+		writeJSON(w, http.StatusOK, doc)
+	case p == registerEP && !ar.Spec.Prereg && req.Method == http.MethodPost:
+		var meta map[string]any
+		_ = json.NewDecoder(http.MaxBytesReader(w, req.Body, 1<<20)).Decode(&meta)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta["client_id"] = "mcpconform-client-" + nonce()
+		if m, _ := meta["token_endpoint_auth_method"].(string); m != "none" {
+			meta["client_secret"] = "mcpconform-secret-" + nonce()
+		}
+		meta["client_id_issued_at"] = time.Now().Unix()
+		writeJSON(w, http.StatusCreated, meta)
+	case p == authorizeEP && req.Method == http.MethodGet:
+		q := req.URL.Query()
+		redirect, err := url.Parse(q.Get("redirect_uri"))
+		if err != nil || redirect.Scheme == "" || q.Get("client_id") == "" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request", "error_description": "client_id and an absolute redirect_uri are required"})
+			return
+		}
+		code := "mcpconform-code-" + nonce()
+		ar.mu.Lock()
+		ar.codes[code] = true
+		ar.mu.Unlock()
+		back := redirect.Query()
+		back.Set("code", code)
+		if s := q.Get("state"); s != "" {
+			back.Set("state", s)
+		}
+		redirect.RawQuery = back.Encode()
+		http.Redirect(w, req, redirect.String(), http.StatusFound)
+	case p == tokenEP && req.Method == http.MethodPost:
+		_ = req.ParseForm()
+		ar.mu.Lock()
+		known := ar.codes[req.PostForm.Get("code")] || req.PostForm.Get("grant_type") == "refresh_token"
+		tok := issuedPrefix + nonce()
+		if known {
+			ar.tokens[tok] = true
+		}
+		ar.mu.Unlock()
+		if !known {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		res := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600}
+		if s := req.PostForm.Get("scope"); s != "" {
+			res["scope"] = s
+		}
+		writeJSON(w, http.StatusOK, res)
+	default:
+		http.NotFound(w, req)
+	}
+}
+
+func (ar *AuthRun) issued(tok string) bool {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.tokens[tok]
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func nonce() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
