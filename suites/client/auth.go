@@ -25,7 +25,7 @@ import (
 // httpReq is one HTTP request of the client and the reply it got.
 type httpReq struct {
 	in     wire.Frame
-	status int    // the reply's status (0: none recorded)
+	status int // the reply's status (0: none recorded)
 	header http.Header
 	u      *url.URL // the request URI (path and query)
 }
