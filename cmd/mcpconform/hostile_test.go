@@ -366,9 +366,17 @@ func TestInterruptWritesReports(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatal("the run did not end within 20s of SIGINT")
+		// a goroutine dump for whoever reads the failure (it failed now
+		// and then inside make test's load, never alone or beside two
+		// busy loops)
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		t.Fatalf("the run did not end within 20s of SIGINT; its stderr, with the goroutines SIGQUIT dumped:\n%s", stderr.String())
 	}
 	t.Logf("ended %s after SIGINT", time.Since(start).Round(time.Millisecond))
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
