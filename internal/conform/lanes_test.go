@@ -349,9 +349,10 @@ func TestLanesSteal(t *testing.T) {
 // testing/synctest's clock.)
 func TestLanesAloneWaitKeepsTheBudget(t *testing.T) {
 	e := laneEnv(t, map[catalog.Revision][]string{laneA: {"RPC-001"}, laneB: {"RPC-001"}})
-	e.SpecBudget = 20 * time.Millisecond
+	// a budget a loaded machine does not spend before the wait begins
+	e.SpecBudget = 250 * time.Millisecond
 	defer func(g time.Duration) { laneGrace = g }(laneGrace)
-	laneGrace = 20 * time.Millisecond
+	laneGrace = 50 * time.Millisecond
 	l := e.lanes
 	holding, waited := make(chan struct{}), make(chan struct{})
 	l.register(catalog.MustGet("RPC-001"), laneB, wire.HTTP, func(t *T) {
@@ -365,7 +366,7 @@ func TestLanesAloneWaitKeepsTheBudget(t *testing.T) {
 		<-holding
 		go func() {
 			// past the waiter's budget and its lane's grace, several times
-			time.Sleep(10 * (e.SpecBudget + laneGrace))
+			time.Sleep(4 * (e.SpecBudget + laneGrace))
 			close(waited)
 		}()
 		t.Alone()
