@@ -173,7 +173,7 @@ var requirements = []Requirement{
 	},
 	{
 		ID:        "LIFE-016",
-		Title:     "ping gets a prompt empty result, even before initialize",
+		Title:     "ping gets a prompt empty result, also before initialization completes",
 		Statement: `ping must get a prompt {} result with the same id, including when sent before initialize has completed.`,
 		Level:     MUST,
 		SpecLevel: "MUST",

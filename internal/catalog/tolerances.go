@@ -231,6 +231,19 @@ var tolerances = []Tolerance{
 		Revisions:    AllRevisions,
 		Source:       `<rev>:server/resources.mdx "Error Handling"; <rev>:server/tools.mdx "Error Handling"`,
 	},
+	{
+		ID:       "TOL-22",
+		Title:    "A ping before initialize",
+		Question: `The lifecycle says the initialization phase MUST be the first interaction between client and server, and also that the client SHOULD NOT send requests other than pings before the server has answered initialize; the ping page has the receiver answer every ping. A ping sent as the very first message breaks the first sentence, so what a server does with it is not fixed.`,
+		Readings: []Reading{
+			{"an empty result", "PASS"},
+			{"a JSON-RPC error (the server wants initialize first)", "PASS, with a note"},
+			{"no answer, or the server process ends", "WARN; the pings the lifecycle allows (after initialize) are judged on another process"},
+		},
+		Requirements: []string{"LIFE-016"},
+		Revisions:    LegacyRevisions,
+		Source:       `<rev>:basic/lifecycle.mdx "Initialization"; <rev>:basic/utilities/ping.mdx`,
+	},
 }
 
 var tolByID = map[string]*Tolerance{}

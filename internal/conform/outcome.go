@@ -2,6 +2,7 @@ package conform
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -16,7 +17,7 @@ import (
 func (o *Outcome) Result() result.Result {
 	msg := o.Message
 	if o.Verdict.Problem() {
-		msg = withCauses(msg, o.Frames)
+		msg = withCauses(msg, o.Frames, o.Evidence)
 	}
 	res := result.Result{
 		Requirement: o.Requirement, Level: string(o.Level), Verdict: o.Verdict, Transport: o.Transport,
@@ -35,13 +36,17 @@ func (o *Outcome) Result() result.Result {
 // withCauses appends to a verdict's message the transport problems
 // (wire.CausePrefix notes) recorded while the check ran, so that a check
 // that saw silence or garbage names the cause (a cap exceeded, invalid
-// UTF-8, a message cut off, a crash). At most three distinct ones.
-func withCauses(msg string, frames []wire.Frame) string {
+// UTF-8, a message cut off, a crash). At most three distinct ones, and
+// only those of the connections the verdict is about (verdictConns): a
+// process of the check that ended for another reason is not this
+// verdict's cause.
+func withCauses(msg string, frames []wire.Frame, evidence []int64) string {
+	conns := verdictConns(frames, evidence)
 	var causes []string
 	seen := map[string]bool{}
 	for _, f := range frames {
 		c, ok := strings.CutPrefix(f.Note, wire.CausePrefix)
-		if f.Kind != wire.KindNote || !ok {
+		if f.Kind != wire.KindNote || !ok || (conns != nil && !conns[f.Conn]) {
 			continue
 		}
 		key, _, _ := strings.Cut(c, " (")
@@ -57,6 +62,28 @@ func withCauses(msg string, frames []wire.Frame) string {
 		return msg
 	}
 	return msg + " [" + wire.CausePrefix + strings.Join(causes, "; ") + "]"
+}
+
+// verdictConns names the connections a verdict is about: those of its
+// evidence frames, else the one the harness last sent a message on (a
+// check ends on the exchange it judged). Nil when the frames do not tell
+// (every connection counts).
+func verdictConns(frames []wire.Frame, evidence []int64) map[string]bool {
+	conns := map[string]bool{}
+	for _, f := range frames {
+		if f.Conn != "" && slices.Contains(evidence, f.Seq) {
+			conns[f.Conn] = true
+		}
+	}
+	if len(conns) > 0 {
+		return conns
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		if f := frames[i]; f.Dir == wire.Out && (f.Kind == wire.KindMessage || f.Kind == wire.KindBody) && f.Conn != "" {
+			return map[string]bool{f.Conn: true}
+		}
+	}
+	return nil
 }
 
 // quotedFrames returns the server frames of frames that a verdict's text

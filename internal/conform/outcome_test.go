@@ -17,13 +17,37 @@ func TestWithCauses(t *testing.T) {
 		{Kind: wire.KindMessage, Note: wire.CausePrefix + "not a note"},
 		note(wire.CausePrefix + "a stdout line exceeds the 16 MiB cap (200 MiB in all): cut"),
 	}
-	got := withCauses("no response to ping", frames)
+	got := withCauses("no response to ping", frames, nil)
 	want := "no response to ping [transport problem: invalid UTF-8 in server output (a stdout line of 10 bytes, first invalid byte 0xff at offset 6); a stdout line exceeds the 16 MiB cap (200 MiB in all): cut]"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if got := withCauses("m", frames[:1]); got != "m" {
+	if got := withCauses("m", frames[:1], nil); got != "m" {
 		t.Errorf("no cause: got %q", got)
+	}
+}
+
+// TestWithCausesOfTheVerdictsConnection: a process of the check that ended
+// for another reason (a probe before the exchange judged) is not the
+// verdict's cause; the connection of the evidence, else of the last
+// message sent, decides.
+func TestWithCausesOfTheVerdictsConnection(t *testing.T) {
+	frames := []wire.Frame{
+		{Seq: 1, Conn: "stdio#1", Dir: wire.Out, Kind: wire.KindMessage, Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)},
+		{Seq: 2, Conn: "stdio#1", Kind: wire.KindNote, Note: wire.CausePrefix + "the server process ended on its own (exit status 1) after 1 messages from the harness"},
+		{Seq: 3, Conn: "stdio#2", Dir: wire.Out, Kind: wire.KindMessage, Raw: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)},
+		{Seq: 4, Conn: "stdio#2", Kind: wire.KindNote, Note: wire.CausePrefix + "the server process ended on its own (exit status 1) after 2 messages from the harness"},
+	}
+	want := "m [" + wire.CausePrefix + "the server process ended on its own (exit status 1) after 2 messages from the harness]"
+	if got := withCauses("m", frames, nil); got != want {
+		t.Errorf("last sent: got %q, want %q", got, want)
+	}
+	want = "m [" + wire.CausePrefix + "the server process ended on its own (exit status 1) after 1 messages from the harness]"
+	if got := withCauses("m", frames, []int64{1}); got != want {
+		t.Errorf("evidence: got %q, want %q", got, want)
+	}
+	if got := withCauses("m", frames[3:], nil); got != "m ["+wire.CausePrefix+"the server process ended on its own (exit status 1) after 2 messages from the harness]" {
+		t.Errorf("no message sent: got %q", got)
 	}
 }
 

@@ -38,10 +38,14 @@ func fuzzChecks() {
 		var bad problems
 		executed := 0
 		sent := 0
+		deepDropped := false // the JSON reader dropped a deeply nested call unparsed
 		for i, cd := range cands {
 			sch, _ := compileSchema(cd.schema("inputSchema"))
 		cases:
 			for _, fc := range fuzzCases(cd, i == 0) {
+				if fc.deep && deepDropped {
+					continue // the reader's depth limit is no tool's: one timeout shows it
+				}
 				what := fmt.Sprintf("tools/call %s with %s", cd.Name, fc.what)
 				t.Step(what)
 				sent++
@@ -63,7 +67,8 @@ func fuzzChecks() {
 						// Silence is not a crash: ask the server whether it is alive.
 						alive := aliveNow(t, s)
 						if alive && fc.deep {
-							t.Note("%s got no answer while the server kept answering: the message was dropped unparsed (a JSON reader's depth limit); RPC-005 judges dropped input at the parser's limits", what)
+							t.Note("%s got no answer while the server kept answering: the message was dropped unparsed (a JSON reader's depth limit); RPC-005 judges dropped input at the parser's limits; the other tools were not sent the nested case, which never reaches a tool", what)
+							deepDropped = true
 							continue
 						}
 						if alive {
