@@ -19,8 +19,8 @@ import (
 // Bearer challenge — and a mock authorization server, on a loopback
 // listener of its own, approves at once: GET /authorize redirects to the
 // redirect_uri with a code and the state, as the official harness's does
-// (a client that opens a browser is served by any user agent that follows
-// the redirect). Everything the client did to authorize — the requests
+// (a client that opens a browser gets the run's user agent as $BROWSER,
+// which follows the redirect on loopback: browser.go). Everything the client did to authorize — the requests
 // that got 401, the metadata it fetched, its registration, authorization
 // and token requests — is recorded on the run's AuthConn (the MCP
 // server's side) and ASConn (the authorization server's); its MCP traffic,

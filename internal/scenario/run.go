@@ -137,7 +137,17 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 		env = append(env, "MCP_CONFORMANCE_CONTEXT="+s.context)
 	}
 	env = append(env, c.Env...)
+	// the harness's browser comes last: a client that opens one during a
+	// run opens the harness's (browser.go)
+	ua, err := startUserAgent(r.note)
+	if err != nil {
+		stop()
+		r.Err = fmt.Errorf("the user agent: %w", err)
+		return r
+	}
+	env = append(env, ua.env())
 	r.runClient(ctx, argv, env, c.Timeout)
+	ua.stop()
 	stop()
 	return r
 }
