@@ -319,6 +319,26 @@ var clientAuthRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `25c:basic/authorization.mdx "Client ID Metadata Documents"; 26:basic/authorization/client-registration.mdx "Client ID Metadata Documents"`,
 	},
+	{
+		ID:         "CAUTH-009",
+		Title:      "step-up: a 403 insufficient_scope leads to re-authorizing with its scope",
+		Statement:  `When a request with the client's token gets HTTP 403 with a Bearer insufficient_scope challenge, the client (acting for a user) re-authorizes asking for the challenged scope — in 2026-07-28 the union of the challenge's scopes and those it asked for before — and retries the request with the new token.`,
+		Level:      SHOULD,
+		SpecLevel:  "SHOULD",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Step-Up Authorization Flow"; 26:basic/authorization/index.mdx "Step-Up Authorization Flow"`,
+	},
+	{
+		ID:         "CAUTH-010",
+		Title:      "step-up retries are limited",
+		Statement:  `A client whose re-authorized requests keep getting 403 insufficient_scope stops after a few attempts (mcpconform allows 3 re-authorizations in a scenario run) and treats it as a permanent authorization failure.`,
+		Level:      SHOULD,
+		SpecLevel:  "SHOULD",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Step-Up Authorization Flow"; 26:basic/authorization/index.mdx "Step-Up Authorization Flow"`,
+	},
 }
 
 // the client table follows the server table (package variables are

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,13 @@ type Auth struct {
 	// Prereg: no registration endpoint; the client is given PreregID and
 	// PreregSecret in MCP_CONFORMANCE_CONTEXT.
 	Prereg bool
+	// StepUp is a scope every tools/call needs ("": none): a token
+	// without it gets 403 insufficient_scope naming it (RFC 6750 section
+	// 3.1; the MCP spec's runtime insufficient scope errors). StepUpEndless:
+	// every tools/call gets that 403, whatever the token's scope (the
+	// client must give up after a few re-authorizations).
+	StepUp        string
+	StepUpEndless bool
 }
 
 // Where the metadata is served.
@@ -103,10 +111,15 @@ type AuthRun struct {
 	// (http://127.0.0.1:PORT).
 	Spec   *Auth
 	Origin string
+	// StepUpChallenge is the scope of the 403 insufficient_scope challenge
+	// (Spec.StepUp): in 2025-11-25 the server names the scopes the client
+	// already has too (the spec's recommended approach), in 2026-07-28
+	// the operation's scope only (the client unions: SEP-2350).
+	StepUpChallenge string
 
 	mu     sync.Mutex
-	tokens map[string]bool
-	codes  map[string]bool
+	tokens map[string]string // token → the scope it was granted
+	codes  map[string]string // code → the scope of its authorization request
 }
 
 // IsPRMPath reports whether path is one the client may fetch protected
@@ -129,7 +142,7 @@ func IsRegister(path string) bool  { return path == registerEP }
 // origin) with the authorization server at as.
 func newAuthRun(a *Auth, base, as string) *AuthRun {
 	ar := &AuthRun{Resource: base + "/mcp", MCPURL: base + "/mcp", AS: as, Issuer: as + a.IssuerPath, Spec: a, Origin: base,
-		tokens: map[string]bool{}, codes: map[string]bool{}}
+		tokens: map[string]string{}, codes: map[string]string{}}
 	ar.PRMOrder = []string{base + prmWellKnown + "/mcp", base + prmWellKnown}
 	switch a.PRM {
 	case PRMPath:
@@ -180,6 +193,12 @@ func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Ha
 		return nil, nil, err
 	}
 	ar := newAuthRun(a, r.base, "http://"+ln.Addr().String())
+	if a.StepUp != "" {
+		ar.StepUpChallenge = a.StepUp
+		if r.Revision.IsLegacy() && a.ChallengeScope != "" {
+			ar.StepUpChallenge = a.ChallengeScope + " " + a.StepUp
+		}
+	}
 	r.Auth = ar
 	r.AuthConn, r.ASConn = r.Conn+"/auth", r.Conn+"/as"
 	r.rec.Note(r.AuthConn, "the authorization server's issuer is "+ar.Issuer+"; the MCP server's protected resource metadata is at "+ar.PRMServed)
@@ -190,13 +209,19 @@ func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Ha
 	mux.Handle("/.well-known/", r.recordOn(r.AuthConn, http.HandlerFunc(ar.servePRM)))
 	mux.Handle(customPRMPath, r.recordOn(r.AuthConn, http.HandlerFunc(ar.servePRM)))
 	unauthorized := r.recordOn(r.AuthConn, http.HandlerFunc(ar.challenge))
+	forbidden := r.recordOn(r.AuthConn, http.HandlerFunc(ar.insufficientScope))
 	gate := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-		if !ok || !ar.issued(tok) {
+		scope, issued := ar.issued(tok)
+		switch {
+		case !ok || !issued:
 			unauthorized.ServeHTTP(w, req)
-			return
+		case a.StepUp != "" && req.Method == http.MethodPost && methodOf(req) == "tools/call" &&
+			(a.StepUpEndless || !slices.Contains(strings.Fields(scope), a.StepUp)):
+			forbidden.ServeHTTP(w, req)
+		default:
+			next.ServeHTTP(w, req)
 		}
-		next.ServeHTTP(w, req)
 	})
 	return gate, func() { _ = hs.Close() }, nil
 }
@@ -217,6 +242,14 @@ func (ar *AuthRun) challenge(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.Header().Set("WWW-Authenticate", v)
 	writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_token", "error_description": "authorization required"})
+}
+
+// insufficientScope answers a tools/call whose token lacks the step-up
+// scope: 403 and the insufficient_scope challenge.
+func (ar *AuthRun) insufficientScope(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer error=\"insufficient_scope\", scope=%q, resource_metadata=%q, error_description=\"the tool needs %s\"",
+		ar.StepUpChallenge, ar.PRMServed, ar.Spec.StepUp))
+	writeJSON(w, http.StatusForbidden, map[string]string{"error": "insufficient_scope", "error_description": "the tool needs " + ar.Spec.StepUp})
 }
 
 func (ar *AuthRun) servePRM(w http.ResponseWriter, req *http.Request) {
@@ -277,7 +310,7 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 		}
 		code := "mcpconform-code-" + nonce()
 		ar.mu.Lock()
-		ar.codes[code] = true
+		ar.codes[code] = q.Get("scope")
 		ar.mu.Unlock()
 		back := redirect.Query()
 		back.Set("code", code)
@@ -289,10 +322,15 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 	case p == tokenEP && req.Method == http.MethodPost:
 		_ = req.ParseForm()
 		ar.mu.Lock()
-		known := ar.codes[req.PostForm.Get("code")] || req.PostForm.Get("grant_type") == "refresh_token"
+		// the token has the scope the authorization request asked for (a
+		// refresh: the scope it names)
+		scope, known := ar.codes[req.PostForm.Get("code")]
+		if req.PostForm.Get("grant_type") == "refresh_token" {
+			scope, known = req.PostForm.Get("scope"), true
+		}
 		tok := issuedPrefix + nonce()
 		if known {
-			ar.tokens[tok] = true
+			ar.tokens[tok] = scope
 		}
 		ar.mu.Unlock()
 		if !known {
@@ -309,10 +347,13 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-func (ar *AuthRun) issued(tok string) bool {
+// issued reports whether the run's authorization server issued tok, and
+// the scope it has.
+func (ar *AuthRun) issued(tok string) (scope string, ok bool) {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
-	return ar.tokens[tok]
+	scope, ok = ar.tokens[tok]
+	return scope, ok
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

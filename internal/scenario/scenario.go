@@ -112,6 +112,10 @@ var All = []*Scenario{
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, Prereg: true}),
 	authScenario("auth/basic-cimd", "the authorization server advertises client ID metadata documents (and dynamic registration)",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, CIMD: true}),
+	authScenario("auth/scope-step-up", "the 401 challenge names mcp:basic; a tools/call needs mcp:write too and gets 403 insufficient_scope naming it (2025-11-25: with mcp:basic; 2026-07-28: alone, the client unions): the client re-authorizes and retries",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic", "mcp:write"}, StepUp: "mcp:write"}),
+	authScenario("auth/scope-retry-limit", "every tools/call gets 403 insufficient_scope, whatever scope the token has: the client re-authorizes no more than a few times, then gives up",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic", "mcp:write"}, StepUp: "mcp:write", StepUpEndless: true}),
 }
 
 // authScenario is an authorization scenario (auth.go): both eras, over
