@@ -339,6 +339,26 @@ var clientAuthRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `25c:basic/authorization.mdx "Step-Up Authorization Flow"; 26:basic/authorization/index.mdx "Step-Up Authorization Flow"`,
 	},
+	{
+		ID:         "CAUTH-011",
+		Title:      "authorization server metadata naming another issuer is not used",
+		Statement:  `The issuer of authorization server metadata must be identical to the issuer its well-known URL was built from (RFC 8414 section 3.3); when they differ the client must not use the metadata: no registration, authorization or token request to the endpoints it names.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/authorization-server-discovery.mdx "Authorization Server Metadata Discovery"`,
+	},
+	{
+		ID:         "CAUTH-012",
+		Title:      "protected resource metadata naming another resource is not used",
+		Statement:  `MCP clients must use OAuth 2.0 Protected Resource Metadata (RFC 9728) to find the authorization server, and RFC 9728 section 3.3 forbids using a metadata document whose resource is not the resource it was fetched for: the client must not go to the authorization servers it names.`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/index.mdx "Overview"; 26:basic/authorization/authorization-server-discovery.mdx "Protected Resource Metadata Discovery Requirements"`,
+	},
 }
 
 // the client table follows the server table (package variables are

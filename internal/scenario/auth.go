@@ -63,6 +63,12 @@ type Auth struct {
 	// client must give up after a few re-authorizations).
 	StepUp        string
 	StepUpEndless bool
+	// IssuerMismatch: the authorization server metadata names another
+	// issuer than the one its URL was built from (the client must not use
+	// it: RFC 8414 section 3.3). ResourceMismatch: the protected resource
+	// metadata names another resource than the MCP server (RFC 9728
+	// section 3.3: the client must not use it).
+	IssuerMismatch, ResourceMismatch bool
 }
 
 // Where the metadata is served.
@@ -111,6 +117,9 @@ type AuthRun struct {
 	// (http://127.0.0.1:PORT).
 	Spec   *Auth
 	Origin string
+	// ServedResource and ServedIssuer are what the documents say (the
+	// Resource and Issuer, unless the scenario makes them differ).
+	ServedResource, ServedIssuer string
 	// StepUpChallenge is the scope of the 403 insufficient_scope challenge
 	// (Spec.StepUp): in 2025-11-25 the server names the scopes the client
 	// already has too (the spec's recommended approach), in 2026-07-28
@@ -133,6 +142,11 @@ func IsMetaPath(path string) bool {
 	return strings.Contains(path, oauthWellKnown) || strings.Contains(path, oidcWellKnown)
 }
 
+// IsFlowEndpoint reports whether path is one of the endpoints the
+// authorization server's metadata names (authorization, token,
+// registration): a request there uses the metadata.
+func IsFlowEndpoint(path string) bool { return IsAuthorize(path) || IsToken(path) || IsRegister(path) }
+
 // Authorization endpoints of the mock server.
 func IsAuthorize(path string) bool { return path == authorizeEP }
 func IsToken(path string) bool     { return path == tokenEP }
@@ -152,6 +166,13 @@ func newAuthRun(a *Auth, base, as string) *AuthRun {
 		ar.Resource = base
 	default:
 		ar.PRMServed = base + customPRMPath
+	}
+	ar.ServedResource, ar.ServedIssuer = ar.Resource, ar.Issuer
+	if a.ResourceMismatch {
+		ar.ServedResource = base + "/not-this-server"
+	}
+	if a.IssuerMismatch {
+		ar.ServedIssuer = as + "/another-issuer"
 	}
 	switch a.Header {
 	case PRMPath:
@@ -257,7 +278,7 @@ func (ar *AuthRun) servePRM(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
-	doc := map[string]any{"resource": ar.Resource, "authorization_servers": []string{ar.Issuer}}
+	doc := map[string]any{"resource": ar.ServedResource, "authorization_servers": []string{ar.Issuer}}
 	if ar.Spec.Scopes != nil {
 		doc["scopes_supported"] = ar.Spec.Scopes
 	}
@@ -269,7 +290,7 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 	switch p := req.URL.Path; {
 	case ar.AS+p == ar.MetaServed:
 		doc := map[string]any{
-			"issuer":                                ar.Issuer,
+			"issuer":                                ar.ServedIssuer,
 			"authorization_endpoint":                ar.AS + authorizeEP,
 			"token_endpoint":                        ar.AS + tokenEP,
 			"response_types_supported":              []string{"code"},

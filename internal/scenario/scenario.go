@@ -116,6 +116,17 @@ var All = []*Scenario{
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic", "mcp:write"}, StepUp: "mcp:write"}),
 	authScenario("auth/scope-retry-limit", "every tools/call gets 403 insufficient_scope, whatever scope the token has: the client re-authorizes no more than a few times, then gives up",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic", "mcp:write"}, StepUp: "mcp:write", StepUpEndless: true}),
+	modernAuth(authScenario("auth/metadata-issuer-mismatch", "the authorization server's metadata names another issuer than the one its URL was built from: the client must not use it (it cannot authorize)",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, IssuerMismatch: true})),
+	modernAuth(authScenario("auth/resource-mismatch", "the protected resource metadata names another resource than the MCP server: the client must not use it (it cannot authorize)",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ResourceMismatch: true})),
+}
+
+// modernAuth plays an authorization scenario in 2026-07-28 only (the
+// revision whose text states the rule it judges).
+func modernAuth(s *Scenario) *Scenario {
+	s.Legacy = false
+	return s
 }
 
 // authScenario is an authorization scenario (auth.go): both eras, over
