@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/scenario"
@@ -65,13 +66,21 @@ var _ = c.ClientArea("client", func() {
 				continue
 			}
 			judged++
+			var used []httpReq
 			for _, h := range httpRequests(t, r, r.ASConn) {
 				if h.in.Seq > prm.in.Seq {
-					bad.add(h.msg(), fmt.Sprintf("scenario %s: the protected resource metadata at %s names resource %q, not the MCP server %s; the client used the authorization server it names (%s %s)",
-						r.Scenario.Name, r.Auth.Origin+prm.u.Path, r.Auth.ServedResource, r.Auth.Resource, h.in.HTTP.Method, h.u.Path))
-					break
+					used = append(used, h)
 				}
 			}
+			if len(used) == 0 {
+				continue
+			}
+			how := "it made no registration, authorization or token request there"
+			if i := slices.IndexFunc(used, func(h httpReq) bool { return scenario.IsFlowEndpoint(h.u.Path) }); i >= 0 {
+				how = fmt.Sprintf("and went on to %s %s", used[i].in.HTTP.Method, used[i].u.Path)
+			}
+			bad.add(used[0].msg(), fmt.Sprintf("scenario %s: the protected resource metadata at %s names resource %q, not the MCP server %s; the client used the authorization server it names (%s %s; %s)",
+				r.Scenario.Name, r.Auth.Origin+prm.u.Path, r.Auth.ServedResource, r.Auth.Resource, used[0].in.HTTP.Method, used[0].u.Path, how))
 		}
 		if judged == 0 {
 			t.NA(notTried + "; or it never fetched the protected resource metadata in auth/resource-mismatch")

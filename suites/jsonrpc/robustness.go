@@ -352,6 +352,22 @@ const (
 	limitWait = 10 * time.Second
 )
 
+// stray reports a response whose id matches no request the session sent
+// (nor one it gave up on): an answer to the input with a broken id.
+func stray(e session.Event) bool {
+	return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && e.Unsolicited && !e.Late
+}
+
+// firstEvent is the first event of s after mark that pred accepts.
+func firstEvent(s *session.Session, mark int64, pred func(session.Event) bool) (session.Event, bool) {
+	for _, e := range s.Events(mark) {
+		if pred(e) {
+			return e, true
+		}
+	}
+	return session.Event{}, false
+}
+
 // atTheLimits returns the session to go on with (a fresh one when the
 // server was lost; nil when none could be opened), the crashes seen, and
 // the sessions that missed a barrier (stillLost decides, at the end,
@@ -398,6 +414,15 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		answer := func(e session.Event) bool {
 			return e.Msg != nil && e.Msg.Kind() == jsonrpc.KindResponse && !e.Late &&
 				(!e.Msg.HasID || e.Msg.ID.IsNull() || e.Msg.ID.Key() == k.id.Key())
+		}
+		// The input's own answer first, for at most the patience: a server
+		// may lose what came in the same read as input it fails on
+		// (Effect's stdio reader drops the rest of the chunk), so a barrier
+		// sent with the input would make the verdict a matter of timing.
+		if err == nil && !s.Idle() {
+			ctx, cancel := context.WithTimeout(t.Ctx, t.Patience())
+			_, _ = s.WaitEvent(ctx, mark, func(e session.Event) bool { return answer(e) || stray(e) })
+			cancel()
 		}
 		// A barrier request after the input: answered, the server is
 		// alive, and a server that reads in order has answered the input
@@ -451,7 +476,9 @@ func atTheLimits(t *c.T, s *session.Session, method string, opened *[]*session.S
 		cancel()
 		if !ok {
 			what := "silence"
-			if dropped(reply) {
+			if e, ok := firstEvent(s, mark, stray); ok {
+				what = "only a response with an id it was not sent with: " + c.Clip(e.Frame.Raw)
+			} else if dropped(reply) {
 				what = "a dropped connection (no HTTP response)"
 			} else if reply != nil {
 				what = fmt.Sprintf("HTTP %d, %s", reply.Status, bodyWords(t, s, mark, reply.Exchange))
