@@ -353,13 +353,27 @@ var _ = c.Area("lifecycle", func() {
 	})
 
 	c.It("LIFE-016", "ping gets an empty result, also before initialization completes", func(t *c.T) {
+		var s *session.Session
 		if !t.HTTP() {
-			pingFirst(t)
+			s = pingFirst(t)
 		}
-		// the pings the lifecycle allows, on a process of their own
-		s := t.Fresh()
-		if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
-			t.Error("initialize failed: %v", err)
+		if s != nil {
+			if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
+				closed, cerr := s.Closed()
+				if !closed {
+					t.Error("initialize failed: %v", err)
+				}
+				// it answered the ping, then ended
+				t.Warn("the server answered a ping sent before initialize, then ended (%v); %s", cerr, pingFirstWhy)
+				s = nil
+			}
+		}
+		if s == nil {
+			// the pings the lifecycle allows, on a process of their own
+			s = t.Fresh()
+			if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
+				t.Error("initialize failed: %v", err)
+			}
 		}
 		t.Step("ping after initialize, before notifications/initialized")
 		checkPing(t, s, "ping before notifications/initialized", 0)
@@ -371,28 +385,35 @@ var _ = c.Area("lifecycle", func() {
 	})
 })
 
-// pingFirst sends a ping as the first message of a process of its own. The
+const pingFirstWhy = "the lifecycle makes initialization the first interaction, so a ping before it is tolerated (TOL-22)"
+
+// pingFirst sends a ping as the first message of a fresh process and
+// returns the session to go on with (nil: a fresh one is needed). The
 // lifecycle makes initialization the first interaction (a client MUST) and
 // lets a client ping before initialize is answered, so a server that does
 // not answer such a ping, or ends, gets a WARN citing TOL-22, never a FAIL:
-// the harness broke the first sentence. An answer must still be an empty
-// result or an error.
-func pingFirst(t *c.T) {
-	const why = "the lifecycle makes initialization the first interaction, so a ping before it is tolerated (TOL-22)"
+// the harness broke the first sentence. What it does answer is still
+// judged: an empty result, or an error (a note), and garbage on the wire
+// (a line over the cap, output cut off) is the server's fault whatever it
+// was sent.
+func pingFirst(t *c.T) *session.Session {
 	t.Step("ping as the first message (TOL-22)")
 	s := t.Fresh()
+	mark := t.Mark()
 	resp, err := t.TryCall(s, "ping", nil, &session.CallOptions{Timeout: startupWait(t)}) // the first answer includes the start-up
 	switch {
+	case err != nil && framingFault(t, s, mark):
+		t.NoResponse("ping before initialize", resp, err)
 	case err != nil:
 		if closed, cerr := s.Closed(); closed {
-			t.Warn("a ping sent before initialize ended the server process (%v); %s", cerr, why)
+			t.Warn("a ping sent before initialize ended the server process (%v); %s", cerr, pingFirstWhy)
 		} else {
-			t.Warn("a ping sent before initialize got no answer (%v); %s", err, why)
+			t.Warn("a ping sent before initialize got no answer (%v); %s", err, pingFirstWhy)
 		}
-		return
+		return nil
 	case resp.IsError():
-		t.Note("a ping sent before initialize got an error, %s: the server wants initialize first; %s", c.Clip(resp.Msg.Raw), why)
-		return
+		t.Note("a ping sent before initialize got an error, %s: the server wants initialize first; %s", c.Clip(resp.Msg.Raw), pingFirstWhy)
+		return s
 	}
 	res := t.ResultObject("ping before initialize", resp)
 	for k := range res {
@@ -400,11 +421,19 @@ func pingFirst(t *c.T) {
 			t.Violation("an empty result {}", c.Clip(resp.Msg.Raw), "ping before initialize: the result is not empty")
 		}
 	}
-	if _, err := s.Initialize(t.Ctx, string(t.Rev)); err != nil {
-		if closed, cerr := s.Closed(); closed {
-			t.Warn("the server answered a ping sent before initialize, then ended (%v); %s", cerr, why)
+	return s
+}
+
+// framingFault reports whether s's transport recorded, since mark, a
+// problem of what the server wrote (a line over the cap, invalid UTF-8,
+// output cut off), not only that its process ended.
+func framingFault(t *c.T, s *session.Session, mark int64) bool {
+	for _, f := range t.Env.Recorder().OnConn(mark, s.Conn().Name()) {
+		if cause, ok := strings.CutPrefix(f.Note, wire.CausePrefix); ok && f.Kind == wire.KindNote && !strings.HasPrefix(cause, "the server process ended on its own") {
+			return true
 		}
 	}
+	return false
 }
 
 func checkPing(t *c.T, s *session.Session, what string, wait time.Duration) {
