@@ -239,9 +239,9 @@ var requirements = []Requirement{
 	{
 		ID:              "RPC-007",
 		Title:           "Unknown methods get -32601",
-		Statement:       `An unknown method such as fuzz/none must get -32601; on 2026-07-28 HTTP the status must also be 404. In 2024-11-05 and 2025-03-26 no keyword sentence names the code (only JSON-RPC 2.0's table of codes; the sibling codes of those revisions' pages are SHOULD): another error code there is a WARN.`,
+		Statement:       `An unknown method such as fuzz/none must get a JSON-RPC error, -32601 in 2026-07-28 (on HTTP with status 404). Before 2026-07-28 no keyword sentence names the code (only JSON-RPC 2.0's table of codes): another error code there is a WARN; in 2024-11-05 and 2025-03-26 (whose sibling codes are SHOULD) the whole check is.`,
 		Level:           MUST,
-		SpecLevel:       "MUST (2026 HTTP: plus status 404); 2024-11-05, 2025-03-26: no keyword sentence (SHOULD)",
+		SpecLevel:       "MUST (2026 HTTP: plus status 404); the code before 2026-07-28: no keyword sentence (SHOULD); 2024-11-05, 2025-03-26: SHOULD",
 		Revisions:       AllRevisions,
 		LevelByRevision: shouldIn(R20241105, R20250326),
 		Source:          `schema MethodNotFoundError; 26:basic/transports/streamable-http.mdx`,
