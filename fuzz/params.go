@@ -17,7 +17,8 @@ import (
 // their schemas forbid (-32602): prompts/get, resources/read,
 // completion/complete, logging/setLevel. A result is a finding at the
 // requirement's level; another error code is a WARN (the JSON-RPC code is
-// a SHOULD), except for RPC-007, whose -32601 is a MUST.
+// a SHOULD), RPC-007's -32601 too before 2026-07-28
+// (judge.UnknownMethodCode).
 
 // invalidReq is one kind of request to refuse.
 type invalidReq struct {
@@ -145,7 +146,10 @@ func refusalRule(code string) judge.Rule {
 	}
 	req := map[string]string{"unknown-method": "RPC-007", "prompts/get": "PRM-003", "resources/read": "RES-004",
 		"completion/complete": "CMP-002", "logging/setLevel": "LOG-002"}[kind]
-	if strings.HasPrefix(code, "wrong-error-") && req != "RPC-007" {
+	if strings.HasPrefix(code, "wrong-error-") {
+		if req == "RPC-007" {
+			return judge.UnknownMethodCode
+		}
 		return judge.Rule{Requirement: req, Level: catalog.SHOULD, Ref: "the JSON-RPC error code is a SHOULD"}
 	}
 	return judge.Rule{Requirement: req}

@@ -43,6 +43,16 @@ func TestFindingsAreGradedLikeTheSuite(t *testing.T) {
 			t.Errorf("%s (flaky %v, strict %v): %s %s %s, want %s %s %s", f.Signature(), c.flaky, c.strict, f.Requirement, f.Level, f.Verdict, c.req, c.level, c.verd)
 		}
 	}
+	// the unknown method's code, as the suite's RPC-007 grades it
+	// (judge.UnknownMethodCode): a SHOULD before 2026-07-28
+	for rev, want := range map[catalog.Revision]string{catalog.R20251125: "WARN", catalog.Modern: "FAIL"} {
+		f := Finding{Property: PropIDs, Layer: "params", Code: "wrong-error-unknown-method", Revision: string(rev),
+			rule: ruleFor(PropIDs, "stdio", "ping", problem{"params", "wrong-error-unknown-method", ""}, nil, nil)}
+		f.grade(false)
+		if f.Requirement != "RPC-007" || f.Verdict != want {
+			t.Errorf("wrong-error-unknown-method in %s: %s %s, want RPC-007 %s", rev, f.Requirement, f.Verdict, want)
+		}
+	}
 }
 
 func nested(n int) string {

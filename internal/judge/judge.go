@@ -65,8 +65,10 @@ func Grade(level catalog.Level, crash bool) Verdict {
 type Rule struct {
 	Requirement string
 	// Level of the sub-case ("": the requirement's level in the revision).
-	// It never exceeds the requirement's own level.
-	Level catalog.Level
+	// It never exceeds the requirement's own level. Before: the sub-case
+	// level holds in the revisions before this one only ("": in all).
+	Level  catalog.Level
+	Before catalog.Revision
 	// Crash: the server crashed or hung; FAIL whatever the level.
 	Crash bool
 	// Harness: the harness's own failure (ERROR, not the server's).
@@ -100,7 +102,7 @@ func (r Rule) Judge(rev catalog.Revision, unconfirmed, strict bool) Judgement {
 	if ok {
 		j.Level = req.LevelFor(rev)
 	}
-	if r.Level != "" && r.Level != j.Level && j.Level == catalog.MUST {
+	if r.Level != "" && r.Level != j.Level && j.Level == catalog.MUST && (r.Before == "" || rev != "" && rev < r.Before) {
 		j.Level = r.Level
 		j.Note = fmt.Sprintf("this sub-case of %s is %s (%s)", r.Requirement, r.Level, r.Ref)
 	}
@@ -123,6 +125,12 @@ func (r Rule) Judge(rev catalog.Revision, unconfirmed, strict bool) Judgement {
 
 // Rules of the defects both the suite and the fuzzer judge.
 var (
+	// An unknown method answered with another error code than -32601.
+	// Before 2026-07-28 no keyword sentence names the code (only JSON-RPC
+	// 2.0's table of codes; MethodNotFoundError is the 2026-07-28
+	// schema's): a SHOULD there.
+	UnknownMethodCode = Rule{Requirement: "RPC-007", Level: catalog.SHOULD, Before: catalog.R20260728,
+		Ref: "before 2026-07-28 no keyword sentence names -32601, only JSON-RPC 2.0's table of codes"}
 	// A response whose id is not the request's (value or JSON type), a
 	// second response, a result addressed to no request.
 	IDMismatch = Rule{Requirement: "RPC-002"}

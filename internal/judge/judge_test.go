@@ -137,3 +137,16 @@ func TestBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownMethodCodeLevels: another code than -32601 for an unknown
+// method is a WARN before 2026-07-28 (no keyword sentence names it) and a
+// FAIL in 2026-07-28, for the suite and the fuzzer alike.
+func TestUnknownMethodCodeLevels(t *testing.T) {
+	for rev, want := range map[catalog.Revision]Verdict{
+		catalog.R20241105: WARN, catalog.R20250326: WARN, catalog.R20250618: WARN, catalog.R20251125: WARN, catalog.R20260728: FAIL,
+	} {
+		if got := UnknownMethodCode.Judge(rev, false, false).Verdict; got != want {
+			t.Errorf("%s: %s, want %s", rev, got, want)
+		}
+	}
+}

@@ -23,6 +23,12 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 	}
 	switch j.kind {
 	case judgeCrash:
+		if stdio && last.id != "" {
+			// as the suite does: a probe written with the input could be
+			// lost in the read the server fails on, without a crash
+			w("# The input's own answer first (or the process's end).\n")
+			w("answer %s || :\n", sq(ereQuote(last.id)))
+		}
 		w("# Is the server still there? The era's liveness request.\n")
 		probe := in.probe()
 		in.writeMsg(w, probe, len(p.msgs)+2)

@@ -175,6 +175,10 @@ const NoteExchangeEnd = "exchange end"
 // while they were recorded, so the verdict names the cause.
 const CausePrefix = "transport problem: "
 
+// ExitCause starts the cause of a server process that ended on its own
+// (the other causes are about what the server wrote).
+const ExitCause = "the server process ended on its own"
+
 // Errors.
 var (
 	ErrClosed  = errors.New("connection closed")

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -61,22 +60,12 @@ func splitAt(hs, marks []httpReq) (before, after []httpReq) {
 // calledAfter reports whether the client sent a tools/call to the MCP
 // server (with a token that passed the gate) after seq.
 func calledAfter(t *c.T, r *scenario.Run, seq int64) bool {
-	for _, conn := range r.Conns {
-		for _, h := range httpRequests(t, r, conn) {
-			if h.in.Seq > seq && h.in.HTTP.Method == http.MethodPost && rpcMethod(h.in.Raw) == "tools/call" {
-				return true
-			}
+	for _, m := range requests(traffic(t, r)) {
+		if m.F.Seq > seq && m.M.Method == "tools/call" {
+			return true
 		}
 	}
 	return false
-}
-
-func rpcMethod(raw []byte) string {
-	var m struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(raw, &m)
-	return m.Method
 }
 
 var _ = c.ClientArea("client", func() {

@@ -14,6 +14,7 @@ import (
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/judge"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -68,11 +69,10 @@ var _ = c.Area("jsonrpc", func() {
 	c.It("RPC-007", "an unknown method gets -32601", func(t *c.T) {
 		s := t.Shared()
 		resp := t.Call(s, "mcpconform/no-such-method", map[string]any{}, nil)
-		if code, isErr := resp.ErrorCode(); isErr && code != jsonrpc.CodeMethodNotFound && !t.Modern() {
-			// Before 2026-07-28 no keyword sentence names the code: only
-			// JSON-RPC 2.0's table of codes (a SHOULD at most).
-			t.Warn("unknown method: error code %d, not -32601 (JSON-RPC 2.0's code for a method that does not exist; no %s sentence requires it): %s", code, t.Rev, c.Clip(resp.Msg.Raw))
-			return
+		if code, isErr := resp.ErrorCode(); isErr && code != jsonrpc.CodeMethodNotFound {
+			// the one grader's rule: a SHOULD before 2026-07-28
+			t.Deviation(judge.UnknownMethodCode.Judge(t.Rev, false, false), "JSON-RPC error -32601", resp.Describe(),
+				"unknown method: error code %d, not -32601", code)
 		}
 		t.ExpectErrorCode("unknown method", resp, jsonrpc.CodeMethodNotFound)
 		if t.HTTP() && t.Modern() {

@@ -429,7 +429,7 @@ func pingFirst(t *c.T) *session.Session {
 // output cut off), not only that its process ended.
 func framingFault(t *c.T, s *session.Session, mark int64) bool {
 	for _, f := range t.Env.Recorder().OnConn(mark, s.Conn().Name()) {
-		if cause, ok := strings.CutPrefix(f.Note, wire.CausePrefix); ok && f.Kind == wire.KindNote && !strings.HasPrefix(cause, "the server process ended on its own") {
+		if cause, ok := strings.CutPrefix(f.Note, wire.CausePrefix); ok && f.Kind == wire.KindNote && !strings.HasPrefix(cause, wire.ExitCause) {
 			return true
 		}
 	}

@@ -275,7 +275,7 @@ func (c *Conn) readStdout() {
 	if s := c.ExitState(); s != "" {
 		note += "; process " + s
 		if !c.closing.Load() && s != "exit status 0" {
-			c.cause(fmt.Sprintf("the server process ended on its own (%s) after %d messages from the harness", s, c.sent.Load()))
+			c.cause(fmt.Sprintf("%s (%s) after %d messages from the harness", wire.ExitCause, s, c.sent.Load()))
 		}
 	}
 	f := c.rec.Record(wire.Frame{Conn: c.opts.Name, Dir: wire.In, Kind: wire.KindClosed, Note: note})
