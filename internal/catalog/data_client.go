@@ -359,6 +359,36 @@ var clientAuthRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `26:basic/authorization/index.mdx "Overview"; 26:basic/authorization/authorization-server-discovery.mdx "Protected Resource Metadata Discovery Requirements"`,
 	},
+	{
+		ID:         "CAUTH-013",
+		Title:      "the authorization response's iss is validated before the code is redeemed",
+		Statement:  `Before sending the authorization code to a token endpoint the client must validate the response's iss as RFC 9207 section 2.4 and the spec's table say: with authorization_response_iss_parameter_supported, an absent iss is rejected; a present iss, advertised or not, must equal the issuer recorded from the metadata by simple string comparison; neither advertised nor present, the client proceeds. A rejected response's code is never redeemed; an accepted one's is (judged when the client redeemed a code in another scenario of the run).`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/index.mdx "Authorization Response Validation"`,
+	},
+	{
+		ID:         "CAUTH-014",
+		Title:      "the iss is compared without normalization",
+		Statement:  `The client must not apply scheme or host case folding, default-port elision, trailing-slash or percent-encoding normalization before comparing iss with the recorded issuer: an iss equal to the issuer only after normalization (a trailing slash) is a mismatch, and the code is not redeemed. Judged when the client rejected a mismatched iss elsewhere in the run; a client that never compares iss is CAUTH-013's.`,
+		Level:      MUST,
+		SpecLevel:  "MUST NOT",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/index.mdx "Authorization Response Validation"`,
+	},
+	{
+		ID:         "CAUTH-015",
+		Title:      "the token request authenticates the client by the method the server supports",
+		Statement:  `A client issued client credentials must authenticate at the token endpoint (OAuth 2.1 section 3.2.1), with one method per request (section 2.4): where the authorization server supports only client_secret_basic or only client_secret_post and registration issued a secret for it, the token request uses that method. Where it supports only none (a public client, no secret issued), sending client authentication anyway is graded as a warning.`,
+		Level:      MUST,
+		SpecLevel:  "MUST / SHOULD (derived)",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `25c:basic/authorization.mdx "Dynamic Client Registration"; 26:basic/authorization/client-registration.mdx "Dynamic Client Registration"; OAuth 2.1 section 3.2.1; OAuth 2.1 section 2.4`,
+	},
 }
 
 // the client table follows the server table (package variables are

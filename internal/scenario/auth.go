@@ -69,7 +69,49 @@ type Auth struct {
 	// metadata names another resource than the MCP server (RFC 9728
 	// section 3.3: the client must not use it).
 	IssuerMismatch, ResourceMismatch bool
+	// Iss is the RFC 9207 iss parameter of the authorization response
+	// in the RFC 9207 scenarios (IssAbsent, IssCorrect, IssWrong,
+	// IssNormalized; "": not one of them, no iss); IssAdvertised:
+	// the metadata says authorization_response_iss_parameter_supported.
+	Iss           string
+	IssAdvertised bool
+	// TokenAuth is the one client authentication method the token endpoint
+	// supports ("": client_secret_basic, client_secret_post and none);
+	// dynamic registration answers it as the client's
+	// token_endpoint_auth_method, with a secret unless it is "none".
+	TokenAuth string
 }
+
+// The iss of an authorization response (Auth.Iss): the issuer, another
+// one, the issuer with a trailing slash (the same under RFC 3986
+// normalization, not under simple string comparison).
+const (
+	IssAbsent     = "absent"
+	IssCorrect    = "correct"
+	IssWrong      = "wrong"
+	IssNormalized = "normalized"
+	// WrongIss is the iss IssWrong sends: a name, never a host anything
+	// connects to.
+	WrongIss = "https://issuer.invalid"
+)
+
+// IssMustReject reports whether the client must reject the authorization
+// response of a run of a (the 2026-07-28 table of RFC 9207 validation:
+// advertised but absent, or present and not the issuer by simple string
+// comparison, advertised or not).
+func (a *Auth) IssMustReject() bool {
+	return a.IssAdvertised && a.Iss == IssAbsent || a.Iss == IssWrong || a.Iss == IssNormalized
+}
+
+// IssScenario reports whether a is one of the RFC 9207 scenarios.
+func (a *Auth) IssScenario() bool { return a.Iss != "" }
+
+// The token endpoint's client authentication methods (Auth.TokenAuth).
+const (
+	AuthBasic = "client_secret_basic"
+	AuthPost  = "client_secret_post"
+	AuthNone  = "none"
+)
 
 // Where the metadata is served.
 const (
@@ -126,9 +168,43 @@ type AuthRun struct {
 	// the operation's scope only (the client unions: SEP-2350).
 	StepUpChallenge string
 
-	mu     sync.Mutex
-	tokens map[string]string // token → the scope it was granted
-	codes  map[string]string // code → the scope of its authorization request
+	mu      sync.Mutex
+	tokens  map[string]string // token → the scope it was granted
+	codes   map[string]string // code → the scope of its authorization request
+	clients map[string]string // registered client_id → its secret ("": none)
+	creds   map[string]string // code → what was wrong with the credentials of its token request
+}
+
+// CredentialProblem says what was wrong with the client credentials of
+// the token request that redeemed code ("": nothing). The recorded
+// Authorization header is redacted, so the server judges them as they
+// came: Basic credentials that do not decode, or credentials (Basic or
+// in the body) that are not the ones registration issued.
+func (ar *AuthRun) CredentialProblem(code string) string {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.creds[code]
+}
+
+// credentialProblem judges a token request's client credentials against
+// the registered clients (ar.mu held).
+func (ar *AuthRun) credentialProblem(req *http.Request) string {
+	user, pass, basic := req.BasicAuth()
+	switch {
+	case basic:
+		id, err1 := url.QueryUnescape(user)
+		secret, err2 := url.QueryUnescape(pass)
+		if want, ok := ar.clients[id]; err1 != nil || err2 != nil || !ok || want != secret {
+			return "its Basic credentials are not the registered client_id and client_secret (form-encoded, then base64)"
+		}
+	case strings.HasPrefix(req.Header.Get("Authorization"), "Basic "):
+		return "its Basic credentials are not base64 of client_id:client_secret"
+	case req.PostForm.Has("client_secret"):
+		if want, ok := ar.clients[req.PostForm.Get("client_id")]; !ok || want != req.PostForm.Get("client_secret") {
+			return "the client_id and client_secret in its body are not the ones registration issued"
+		}
+	}
+	return ""
 }
 
 // IsPRMPath reports whether path is one the client may fetch protected
@@ -156,7 +232,7 @@ func IsRegister(path string) bool  { return path == registerEP }
 // origin) with the authorization server at as.
 func newAuthRun(a *Auth, base, as string) *AuthRun {
 	ar := &AuthRun{Resource: base + "/mcp", MCPURL: base + "/mcp", AS: as, Issuer: as + a.IssuerPath, Spec: a, Origin: base,
-		tokens: map[string]string{}, codes: map[string]string{}}
+		tokens: map[string]string{}, codes: map[string]string{}, clients: map[string]string{}, creds: map[string]string{}}
 	ar.PRMOrder = []string{base + prmWellKnown + "/mcp", base + prmWellKnown}
 	switch a.PRM {
 	case PRMPath:
@@ -296,7 +372,13 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 			"response_types_supported":              []string{"code"},
 			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
+			"token_endpoint_auth_methods_supported": []string{AuthBasic, AuthPost, AuthNone},
+		}
+		if ar.Spec.TokenAuth != "" {
+			doc["token_endpoint_auth_methods_supported"] = []string{ar.Spec.TokenAuth}
+		}
+		if ar.Spec.IssAdvertised {
+			doc["authorization_response_iss_parameter_supported"] = true
 		}
 		if !ar.Spec.Prereg {
 			doc["registration_endpoint"] = ar.AS + registerEP
@@ -317,9 +399,16 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 			meta = map[string]any{}
 		}
 		meta["client_id"] = "mcpconform-client-" + nonce()
-		if m, _ := meta["token_endpoint_auth_method"].(string); m != "none" {
+		if ar.Spec.TokenAuth != "" {
+			meta["token_endpoint_auth_method"] = ar.Spec.TokenAuth
+		}
+		if m, _ := meta["token_endpoint_auth_method"].(string); m != AuthNone {
 			meta["client_secret"] = "mcpconform-secret-" + nonce()
 		}
+		secret, _ := meta["client_secret"].(string)
+		ar.mu.Lock()
+		ar.clients[meta["client_id"].(string)] = secret
+		ar.mu.Unlock()
 		meta["client_id_issued_at"] = time.Now().Unix()
 		writeJSON(w, http.StatusCreated, meta)
 	case p == authorizeEP && req.Method == http.MethodGet:
@@ -338,6 +427,9 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 		if s := q.Get("state"); s != "" {
 			back.Set("state", s)
 		}
+		if iss := ar.issParam(); iss != "" {
+			back.Set("iss", iss)
+		}
 		redirect.RawQuery = back.Encode()
 		http.Redirect(w, req, redirect.String(), http.StatusFound)
 	case p == tokenEP && req.Method == http.MethodPost:
@@ -345,7 +437,11 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 		ar.mu.Lock()
 		// the token has the scope the authorization request asked for (a
 		// refresh: the scope it names)
-		scope, known := ar.codes[req.PostForm.Get("code")]
+		code := req.PostForm.Get("code")
+		scope, known := ar.codes[code]
+		if p := ar.credentialProblem(req); p != "" && code != "" {
+			ar.creds[code] = p
+		}
 		if req.PostForm.Get("grant_type") == "refresh_token" {
 			scope, known = req.PostForm.Get("scope"), true
 		}
@@ -366,6 +462,19 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 	default:
 		http.NotFound(w, req)
 	}
+}
+
+// issParam is the iss of the authorization response ("": none).
+func (ar *AuthRun) issParam() string {
+	switch ar.Spec.Iss {
+	case IssCorrect:
+		return ar.ServedIssuer
+	case IssWrong:
+		return WrongIss
+	case IssNormalized:
+		return ar.ServedIssuer + "/"
+	}
+	return ""
 }
 
 // issued reports whether the run's authorization server issued tok, and
