@@ -230,6 +230,15 @@ var clientRequirements = []Requirement{
 		Revisions: LegacyRevisions,
 		Source:    `<rev>:basic/index.mdx "Messages"; <rev>:basic/index.mdx "Responses"`,
 	},
+	{
+		ID:        "CLI-023",
+		Title:     "an accepted form elicitation carries the defaults of the fields left unchanged",
+		Statement: `Clients that support defaults should pre-populate form fields with the schema's default values: an elicitation/create in form mode answered with action "accept" carries, for each property of requestedSchema that has a default, a value (the default unless the user changed it). A declined or cancelled form, or a client without elicitation, is not judged.`,
+		Level:     SHOULD,
+		SpecLevel: "SHOULD",
+		Revisions: revs(R20251125),
+		Source:    `25c:client/elicitation.mdx "Supported Schema Types"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks

@@ -88,6 +88,8 @@ var All = []*Scenario{
 		About: "tools whose x-mcp-header marks break the constraints beside a valid one: the client must drop them and never call them", setup: invalidHeaderTools},
 	{Name: "older-version", Client: "tools_call", Legacy: true, older: true, since: catalog.R20250326,
 		About: "the server supports only the revision before the run's: the client must go on with the version the initialize result names (its MCP-Protocol-Version header too) or disconnect", setup: addNumbers},
+	{Name: "elicitation-sep1034-client-defaults", Client: "elicitation-sep1034-client-defaults", Legacy: true, since: catalog.R20251125,
+		About: "test_client_elicitation_defaults asks the client, when it declared elicitation, for a form whose five fields (string, integer, number, enum, boolean) all have defaults and none is required", setup: elicitDefaults},
 	{Name: "roots", Client: "tools_call", Legacy: true,
 		About: "add_numbers asks the client for its roots (roots/list) before it answers, when the client declared roots: the client must answer", setup: rootsAddNumbers},
 	{Name: "ping", Client: "tools_call", Legacy: true,
@@ -285,6 +287,42 @@ func rootsAddNumbers(srv *mcp.Server, r *Run) {
 			_, _ = req.Session.ListRoots(ctx, nil)
 		}
 	})
+}
+
+// elicitDefaultsSchema is the form elicitDefaults asks for (SEP-1034:
+// every primitive type with a default, none required).
+var elicitDefaultsSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"name":     map[string]any{"type": "string", "description": "User name", "default": "John Doe"},
+		"age":      map[string]any{"type": "integer", "description": "User age", "default": 30},
+		"score":    map[string]any{"type": "number", "description": "User score", "default": 95.5},
+		"status":   map[string]any{"type": "string", "description": "User status", "enum": []string{"active", "inactive", "pending"}, "default": "active"},
+		"verified": map[string]any{"type": "boolean", "description": "Verification status", "default": true},
+	},
+	"required": []string{},
+}
+
+// elicitDefaults: test_client_elicitation_defaults asks the client for a
+// form whose fields all have defaults (the go-sdk sends elicitation/create
+// only to a client that declared elicitation), then answers.
+func elicitDefaults(srv *mcp.Server, r *Run) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "test_client_elicitation_defaults", Description: "Asks the client for a form whose fields all have defaults",
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+			r.note("the scenario server asks the client for a form whose fields have defaults (elicitation/create)")
+			ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+			defer cancel()
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Test client default value handling - please accept with defaults", RequestedSchema: elicitDefaultsSchema})
+			text := "elicitation: "
+			switch {
+			case err != nil:
+				text += err.Error()
+			default:
+				text += res.Action
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
 }
 
 // everyFeature: a tool, a resource and a prompt.
