@@ -48,6 +48,11 @@ type pendingCrash struct{ msg, actual string }
 // confirmSilences re-asks the check's silences when its verdict rests on
 // them (see above), then commits its liveness findings.
 func (t *T) confirmSilences() {
+	// a WARN still pending as a note (T.Warn; T.finish makes it the
+	// verdict) that rests on a silence is decided here like any other
+	if n := t.pendingWarn(); n != "" && t.out.Verdict == PASS && silenceWords(n) {
+		t.out.Verdict, t.out.Message = WARN, n
+	}
 	memoSpans := t.Env.memos.spans(t.Ctx)
 	crashes := t.crashes
 	t.crashes = nil
@@ -305,14 +310,29 @@ func (t *T) undecided(crashes []pendingCrash) {
 // restsOnSilence reports whether the check's WARN is about an answer that
 // did not come (a SHOULD's "no response"): a WARN for what an answer said
 // (a wrong error code) stands whatever else of the check went unanswered.
-func (t *T) restsOnSilence() bool {
-	s := strings.ToLower(t.out.Message + " " + t.out.Actual)
+func (t *T) restsOnSilence() bool { return silenceWords(t.out.Message + " " + t.out.Actual) }
+
+// silenceWords reports whether a verdict's text is about an answer that
+// did not come.
+func silenceWords(s string) bool {
+	s = strings.ToLower(s)
 	for _, w := range []string{"silence", "no response", "no answer", "timed out", "did not end", "no http reply"} {
 		if strings.Contains(s, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// pendingWarn is the first T.Warn of the check ("": none), which T.finish
+// makes the verdict of a check that did not fail.
+func (t *T) pendingWarn() string {
+	for _, n := range t.out.Notes {
+		if !strings.HasPrefix(n, "note: ") {
+			return n
+		}
+	}
+	return ""
 }
 
 // sameRev reports whether conn was opened for the check's revision.

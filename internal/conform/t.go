@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -291,15 +290,10 @@ func (t *T) finish() {
 	for _, s := range t.owned {
 		t.Env.CloseLater(s)
 	}
-	if t.out.Verdict == PASS {
-		for _, n := range t.out.Notes {
-			if !strings.HasPrefix(n, "note: ") {
-				t.out.Verdict = WARN
-				if t.out.Message == "" {
-					t.out.Message = n
-				}
-				break
-			}
+	if n := t.pendingWarn(); n != "" && t.out.Verdict == PASS {
+		t.out.Verdict = WARN
+		if t.out.Message == "" {
+			t.out.Message = n
 		}
 	}
 	// The reports keep a body's first 16 KiB (result.MaxBodyInReport):

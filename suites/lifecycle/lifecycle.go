@@ -400,7 +400,9 @@ func pingFirst(t *c.T) *session.Session {
 	t.Step("ping as the first message (TOL-22)")
 	s := t.Fresh()
 	mark := t.Mark()
-	resp, err := t.TryCall(s, "ping", nil, &session.CallOptions{Timeout: startupWait(t)}) // the first answer includes the start-up
+	// the first answer includes the start-up: the longer of the check's
+	// start-up wait and the one learned from the run's start-ups
+	resp, err := t.TryCall(s, "ping", nil, &session.CallOptions{Timeout: max(startupWait(t), t.Env.Target.StartupDeadline())})
 	switch {
 	case err != nil && framingFault(t, s, mark):
 		t.NoResponse("ping before initialize", resp, err)
