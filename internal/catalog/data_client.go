@@ -398,6 +398,16 @@ var clientAuthRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `25c:basic/authorization.mdx "Dynamic Client Registration"; 26:basic/authorization/client-registration.mdx "Dynamic Client Registration"; OAuth 2.1 section 3.2.1; OAuth 2.1 section 2.4`,
 	},
+	{
+		ID:         "CAUTH-016",
+		Title:      "a new authorization server gets a new registration, not the old credentials",
+		Statement:  `When protected resource metadata names another authorization server than the one the client registered with, the client must not reuse the client credentials the first one issued and must re-register with the new one (a client ID metadata document URL is portable and needs no registration). Judged where the client went on to the new server's authorization or token endpoint.`,
+		Level:      MUST,
+		SpecLevel:  "MUST / MUST NOT",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/client-registration.mdx "Authorization Server Binding"; 26:basic/authorization/authorization-server-discovery.mdx "Authorization Server Location"`,
+	},
 }
 
 // the client table follows the server table (package variables are

@@ -80,6 +80,12 @@ type Auth struct {
 	// dynamic registration answers it as the client's
 	// token_endpoint_auth_method, with a secret unless it is "none".
 	TokenAuth string
+	// Migrate: once the client made an authorized MCP request with a
+	// token of the first authorization server, the protected resource
+	// metadata names a second one (its own listener, issuer at its root)
+	// and the first one's tokens get 401 (SEP-2352: the client must
+	// re-register there, not reuse the first one's client credentials).
+	Migrate bool
 }
 
 // The iss of an authorization response (Auth.Iss): the issuer, another
@@ -162,6 +168,10 @@ type AuthRun struct {
 	// ServedResource and ServedIssuer are what the documents say (the
 	// Resource and Issuer, unless the scenario makes them differ).
 	ServedResource, ServedIssuer string
+	// AS2 is the second authorization server's base URL and issuer
+	// (Spec.Migrate; "": none), whose exchanges are recorded on the run's
+	// AS2Conn.
+	AS2 string
 	// StepUpChallenge is the scope of the 403 insufficient_scope challenge
 	// (Spec.StepUp): in 2025-11-25 the server names the scopes the client
 	// already has too (the spec's recommended approach), in 2026-07-28
@@ -173,6 +183,37 @@ type AuthRun struct {
 	codes   map[string]string // code → the scope of its authorization request
 	clients map[string]string // registered client_id → its secret ("": none)
 	creds   map[string]string // code → what was wrong with the credentials of its token request
+	// Spec.Migrate: the server that registered each client_id and issued
+	// each token (1, 2), whether the metadata names the second one yet,
+	// and the first one's client_ids presented at the second
+	clientAS, tokenAS map[string]int
+	migrated          bool
+	reused            []string
+}
+
+// ClientAS is the authorization server (1, 2) that registered client_id
+// (0: neither).
+func (ar *AuthRun) ClientAS(id string) int {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.clientAS[id]
+}
+
+// Reused lists the first authorization server's client credentials the
+// client presented at the second one (Basic credentials included, which
+// the recorded traffic shows redacted).
+func (ar *AuthRun) Reused() []string {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return append([]string(nil), ar.reused...)
+}
+
+// Migrated reports whether the metadata names the second authorization
+// server yet.
+func (ar *AuthRun) Migrated() bool {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.migrated
 }
 
 // CredentialProblem says what was wrong with the client credentials of
@@ -232,7 +273,8 @@ func IsRegister(path string) bool  { return path == registerEP }
 // origin) with the authorization server at as.
 func newAuthRun(a *Auth, base, as string) *AuthRun {
 	ar := &AuthRun{Resource: base + "/mcp", MCPURL: base + "/mcp", AS: as, Issuer: as + a.IssuerPath, Spec: a, Origin: base,
-		tokens: map[string]string{}, codes: map[string]string{}, clients: map[string]string{}, creds: map[string]string{}}
+		tokens: map[string]string{}, codes: map[string]string{}, clients: map[string]string{}, creds: map[string]string{},
+		clientAS: map[string]int{}, tokenAS: map[string]int{}}
 	ar.PRMOrder = []string{base + prmWellKnown + "/mcp", base + prmWellKnown}
 	switch a.PRM {
 	case PRMPath:
@@ -299,10 +341,22 @@ func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Ha
 	r.Auth = ar
 	r.AuthConn, r.ASConn = r.Conn+"/auth", r.Conn+"/as"
 	r.rec.Note(r.AuthConn, "the authorization server's issuer is "+ar.Issuer+"; the MCP server's protected resource metadata is at "+ar.PRMServed)
-	as := http.NewServeMux()
-	as.HandleFunc("/", ar.serveAS)
-	hs := &http.Server{Handler: r.recordOn(r.ASConn, as), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: r.recordOn(r.ASConn, ar.asHandler(1)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
+	stop := func() { _ = hs.Close() }
+	if a.Migrate {
+		ln2, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		ar.AS2 = "http://" + ln2.Addr().String()
+		r.AS2Conn = r.Conn + "/as2"
+		hs2 := &http.Server{Handler: r.recordOn(r.AS2Conn, ar.asHandler(2)), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs2.Serve(ln2) }()
+		stop = func() { _ = hs.Close(); _ = hs2.Close() }
+		r.rec.Note(r.AuthConn, "once the client made an authorized request, the protected resource metadata names a second authorization server, "+ar.AS2+", and the first one's tokens get 401")
+	}
 	mux.Handle("/.well-known/", r.recordOn(r.AuthConn, http.HandlerFunc(ar.servePRM)))
 	mux.Handle(customPRMPath, r.recordOn(r.AuthConn, http.HandlerFunc(ar.servePRM)))
 	unauthorized := r.recordOn(r.AuthConn, http.HandlerFunc(ar.challenge))
@@ -311,7 +365,7 @@ func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Ha
 		tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 		scope, issued := ar.issued(tok)
 		switch {
-		case !ok || !issued:
+		case !ok || !issued || ar.superseded(tok):
 			unauthorized.ServeHTTP(w, req)
 		case a.StepUp != "" && req.Method == http.MethodPost && methodOf(req) == "tools/call" &&
 			(a.StepUpEndless || !slices.Contains(strings.Fields(scope), a.StepUp)):
@@ -320,7 +374,26 @@ func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Ha
 			next.ServeHTTP(w, req)
 		}
 	})
-	return gate, func() { _ = hs.Close() }, nil
+	return gate, stop, nil
+}
+
+// superseded reports whether tok is the first authorization server's
+// while the metadata names the second (Spec.Migrate); the first request
+// authorized by a first-server token moves the metadata to the second.
+func (ar *AuthRun) superseded(tok string) bool {
+	if !ar.Spec.Migrate {
+		return false
+	}
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if ar.tokenAS[tok] != 1 {
+		return false
+	}
+	if ar.migrated {
+		return true
+	}
+	ar.migrated = true
+	return false
 }
 
 // challenge answers a request without a valid token: 401 and the Bearer
@@ -354,21 +427,36 @@ func (ar *AuthRun) servePRM(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
-	doc := map[string]any{"resource": ar.ServedResource, "authorization_servers": []string{ar.Issuer}}
+	issuer := ar.Issuer
+	if ar.Migrated() {
+		issuer = ar.AS2
+	}
+	doc := map[string]any{"resource": ar.ServedResource, "authorization_servers": []string{issuer}}
 	if ar.Spec.Scopes != nil {
 		doc["scopes_supported"] = ar.Spec.Scopes
 	}
 	writeJSON(w, http.StatusOK, doc)
 }
 
-// serveAS is the mock authorization server.
-func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
+// asHandler is the mock authorization server n (1; 2: the second of
+// Spec.Migrate, its issuer at its root, RFC 8414 metadata).
+func (ar *AuthRun) asHandler(n int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { ar.serveAS(n, w, req) })
+}
+
+// serveAS is the mock authorization server n.
+func (ar *AuthRun) serveAS(n int, w http.ResponseWriter, req *http.Request) {
+	base, meta, issuer := ar.AS, ar.MetaServed, ar.ServedIssuer
+	if n == 2 {
+		base, issuer = ar.AS2, ar.AS2
+		meta = base + oauthWellKnown
+	}
 	switch p := req.URL.Path; {
-	case ar.AS+p == ar.MetaServed:
+	case base+p == meta:
 		doc := map[string]any{
-			"issuer":                                ar.ServedIssuer,
-			"authorization_endpoint":                ar.AS + authorizeEP,
-			"token_endpoint":                        ar.AS + tokenEP,
+			"issuer":                                issuer,
+			"authorization_endpoint":                base + authorizeEP,
+			"token_endpoint":                        base + tokenEP,
 			"response_types_supported":              []string{"code"},
 			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported":      []string{"S256"},
@@ -381,15 +469,15 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 			doc["authorization_response_iss_parameter_supported"] = true
 		}
 		if !ar.Spec.Prereg {
-			doc["registration_endpoint"] = ar.AS + registerEP
+			doc["registration_endpoint"] = base + registerEP
 		}
 		if ar.Spec.CIMD {
 			doc["client_id_metadata_document_supported"] = true
 		}
-		if ar.Spec.Meta != MetaOAuth {
+		if ar.Spec.Meta != MetaOAuth && n == 1 {
 			doc["subject_types_supported"] = []string{"public"}
 			doc["id_token_signing_alg_values_supported"] = []string{"RS256"}
-			doc["jwks_uri"] = ar.AS + "/jwks"
+			doc["jwks_uri"] = base + "/jwks"
 		}
 		writeJSON(w, http.StatusOK, doc)
 	case p == registerEP && !ar.Spec.Prereg && req.Method == http.MethodPost:
@@ -408,6 +496,7 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 		secret, _ := meta["client_secret"].(string)
 		ar.mu.Lock()
 		ar.clients[meta["client_id"].(string)] = secret
+		ar.clientAS[meta["client_id"].(string)] = n
 		ar.mu.Unlock()
 		meta["client_id_issued_at"] = time.Now().Unix()
 		writeJSON(w, http.StatusCreated, meta)
@@ -421,6 +510,7 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 		code := "mcpconform-code-" + nonce()
 		ar.mu.Lock()
 		ar.codes[code] = q.Get("scope")
+		ar.noteReuse(n, q.Get("client_id"), "the authorization request")
 		ar.mu.Unlock()
 		back := redirect.Query()
 		back.Set("code", code)
@@ -442,12 +532,19 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 		if p := ar.credentialProblem(req); p != "" && code != "" {
 			ar.creds[code] = p
 		}
+		if user, _, ok := req.BasicAuth(); ok {
+			id, _ := url.QueryUnescape(user)
+			ar.noteReuse(n, id, "the token request's Basic credentials")
+		} else {
+			ar.noteReuse(n, req.PostForm.Get("client_id"), "the token request's body")
+		}
 		if req.PostForm.Get("grant_type") == "refresh_token" {
 			scope, known = req.PostForm.Get("scope"), true
 		}
 		tok := issuedPrefix + nonce()
 		if known {
 			ar.tokens[tok] = scope
+			ar.tokenAS[tok] = n
 		}
 		ar.mu.Unlock()
 		if !known {
@@ -461,6 +558,14 @@ func (ar *AuthRun) serveAS(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusOK, res)
 	default:
 		http.NotFound(w, req)
+	}
+}
+
+// noteReuse records a client_id the first authorization server
+// registered, presented to the second (ar.mu held).
+func (ar *AuthRun) noteReuse(n int, id, where string) {
+	if n == 2 && id != "" && ar.clientAS[id] == 1 {
+		ar.reused = append(ar.reused, fmt.Sprintf("%s carried %q, a client_id the first authorization server registered", where, id))
 	}
 }
 

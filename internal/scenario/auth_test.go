@@ -23,7 +23,7 @@ func asDo(t *testing.T, ar *AuthRun, method, target, body string, header http.He
 		req.Header[k] = vs
 	}
 	w := httptest.NewRecorder()
-	ar.serveAS(w, req)
+	ar.serveAS(1, w, req)
 	return w
 }
 

@@ -80,6 +80,9 @@ type Run struct {
 	// fetched), ASConn the authorization server's exchanges.
 	Auth             *AuthRun
 	AuthConn, ASConn string
+	// AS2Conn: the second authorization server's exchanges (Auth.Migrate;
+	// "": none).
+	AS2Conn string
 
 	rec      *wire.Recorder
 	exchange atomic.Int64

@@ -138,6 +138,8 @@ var All = []*Scenario{
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, Iss: IssWrong})),
 	modernAuth(authScenario("auth/iss-normalized", "the iss parameter is advertised and the authorization response names the issuer with a trailing slash (equal only after normalization): the client must not redeem the code",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, IssAdvertised: true, Iss: IssNormalized})),
+	modernAuth(authScenario("auth/authorization-server-migration", "once the client made an authorized request, the protected resource metadata names a second authorization server and the first one's tokens get 401: the client must re-register with the second, not reuse the first one's client credentials",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Migrate: true})),
 	modernAuth(authScenario("auth/resource-mismatch", "the protected resource metadata names another resource than the MCP server: the client must not use it (it cannot authorize)",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ResourceMismatch: true})),
 }
