@@ -2,6 +2,7 @@ package utilities
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -51,8 +52,14 @@ var _ = c.Area("cancellation", func() {
 			t.Step("send notifications/cancelled for " + k.what)
 			reply, err := s.Notify(t.Ctx, "notifications/cancelled", k.params)
 			if err != nil {
-				if closed, cerr := s.Closed(); closed {
-					t.CrashedAt(cancelLiveLevel, "the server keeps serving", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away after notifications/cancelled for %s", k.what)
+				// the write failing because the connection ended (a stdio
+				// server that exited on the previous cancellation: broken
+				// pipe) is that crash, noticed before the reader saw it
+				if closed, cerr := s.Closed(); closed || errors.Is(err, wire.ErrClosed) {
+					if cerr == nil {
+						cerr = err
+					}
+					t.CrashedAt(cancelLiveLevel, "the server keeps serving", fmt.Sprintf("the connection ended (%v)", cerr), "the server went away during the cancellations (noticed sending the one for %s)", k.what)
 				}
 				t.Error("notifications/cancelled for %s could not be sent: %v", k.what, err)
 			}
