@@ -408,6 +408,26 @@ var clientAuthRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `26:basic/authorization/client-registration.mdx "Authorization Server Binding"; 26:basic/authorization/authorization-server-discovery.mdx "Authorization Server Location"`,
 	},
+	{
+		ID:         "CAUTH-017",
+		Title:      "a client that asks for refresh tokens registers the refresh_token grant",
+		Statement:  `MCP clients that desire refresh tokens should include refresh_token in their grant_types client metadata (SEP-2207): a client that asks for offline_access, or uses a refresh token, and registered dynamically in that run lists refresh_token among the registration's grant_types. A client that shows no desire for refresh tokens is not judged.`,
+		Level:      SHOULD,
+		SpecLevel:  "SHOULD",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/index.mdx "Refresh Tokens"`,
+	},
+	{
+		ID:         "CAUTH-018",
+		Title:      "offline_access only where the authorization server offers it",
+		Statement:  `Clients may add offline_access to the scope of authorization and token requests when the authorization server metadata lists it in scopes_supported (SEP-2207); asking for it where the metadata does not list it is outside that permission (derived, graded as a warning). Scope selection (CAUTH-006) leaves offline_access to this requirement in 2026-07-28.`,
+		Level:      SHOULD,
+		SpecLevel:  "MAY (derived SHOULD NOT otherwise)",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/index.mdx "Refresh Tokens"`,
+	},
 }
 
 // the client table follows the server table (package variables are

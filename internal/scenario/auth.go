@@ -86,7 +86,13 @@ type Auth struct {
 	// and the first one's tokens get 401 (SEP-2352: the client must
 	// re-register there, not reuse the first one's client credentials).
 	Migrate bool
+	// ASScopes is the authorization server metadata's scopes_supported
+	// (nil: none), where offline_access may be offered (SEP-2207).
+	ASScopes []string
 }
+
+// OfflineAccess is the scope that asks for a refresh token (SEP-2207).
+const OfflineAccess = "offline_access"
 
 // The iss of an authorization response (Auth.Iss): the issuer, another
 // one, the issuer with a trailing slash (the same under RFC 3986
@@ -467,6 +473,9 @@ func (ar *AuthRun) serveAS(n int, w http.ResponseWriter, req *http.Request) {
 		}
 		if ar.Spec.IssAdvertised {
 			doc["authorization_response_iss_parameter_supported"] = true
+		}
+		if ar.Spec.ASScopes != nil && n == 1 {
+			doc["scopes_supported"] = ar.Spec.ASScopes
 		}
 		if !ar.Spec.Prereg {
 			doc["registration_endpoint"] = base + registerEP

@@ -140,6 +140,10 @@ var All = []*Scenario{
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, IssAdvertised: true, Iss: IssNormalized})),
 	modernAuth(authScenario("auth/authorization-server-migration", "once the client made an authorized request, the protected resource metadata names a second authorization server and the first one's tokens get 401: the client must re-register with the second, not reuse the first one's client credentials",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Migrate: true})),
+	modernAuth(authScenario("auth/offline-access-scope", "the authorization server's metadata offers offline_access in scopes_supported (the resource's does not): a client that wants refresh tokens may ask for it, and registers the refresh_token grant",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic"}, ASScopes: []string{"mcp:basic", OfflineAccess}})),
+	modernAuth(authScenario("auth/offline-access-not-supported", "the authorization server's metadata lists scopes without offline_access: the client does not ask for it",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic", "mcp:read"}, ASScopes: []string{"mcp:basic", "mcp:read"}})),
 	modernAuth(authScenario("auth/resource-mismatch", "the protected resource metadata names another resource than the MCP server: the client must not use it (it cannot authorize)",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ResourceMismatch: true})),
 }
