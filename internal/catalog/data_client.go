@@ -428,6 +428,16 @@ var clientAuthRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `26:basic/authorization/index.mdx "Refresh Tokens"`,
 	},
+	{
+		ID:         "CAUTH-019",
+		Title:      "dynamic registration names an application_type",
+		Statement:  `MCP clients must specify an appropriate application_type during dynamic client registration: every registration request carries one. A client whose redirect URIs are all on loopback should say "native" ("web" is graded as a warning).`,
+		Level:      MUST,
+		SpecLevel:  "MUST / SHOULD",
+		Revisions:  revs(R20260728),
+		Transports: []string{HTTP},
+		Source:     `26:basic/authorization/client-registration.mdx "Application Type and Redirect URI Constraints"`,
+	},
 }
 
 // the client table follows the server table (package variables are

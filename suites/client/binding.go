@@ -1,7 +1,9 @@
 package client
 
 import (
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,7 +12,9 @@ import (
 	"github.com/mcpconform/mcpconform/internal/scenario"
 )
 
-// The authorization server binding check (CAUTH-016), 2026-07-28:
+// The registration checks of 2026-07-28: the application_type of every
+// dynamic registration (CAUTH-019), and the authorization server binding
+// (CAUTH-016):
 // auth/authorization-server-migration moves the protected resource
 // metadata to a second authorization server once the client made an
 // authorized request; the client must re-register there, not reuse the
@@ -58,4 +62,56 @@ var _ = c.ClientArea("client", func() {
 		}
 		bad.report(t, "a registration with the new authorization server, and none of the old one's client credentials there")
 	})
+
+	c.It("CAUTH-019", "dynamic registration names an application_type", func(t *c.T) {
+		var bad, warn findings
+		judged := 0
+		for _, r := range modernAuthRuns(t) {
+			conns := []string{r.ASConn}
+			if r.AS2Conn != "" {
+				conns = append(conns, r.AS2Conn)
+			}
+			for _, conn := range conns {
+				for _, reg := range keepReqs(httpRequests(t, r, conn), func(h httpReq) bool {
+					return h.in.HTTP.Method == http.MethodPost && scenario.IsRegister(h.u.Path)
+				}) {
+					judged++
+					var meta struct {
+						ApplicationType string   `json:"application_type"`
+						RedirectURIs    []string `json:"redirect_uris"`
+					}
+					_ = json.Unmarshal(reg.in.Raw, &meta)
+					switch {
+					case meta.ApplicationType == "":
+						bad.add(reg.msg(), fmt.Sprintf("scenario %s: the registration request names no application_type (redirect_uris %q)", r.Scenario.Name, meta.RedirectURIs))
+					case meta.ApplicationType == "web" && len(meta.RedirectURIs) > 0 && allLoopback(meta.RedirectURIs):
+						warn.add(reg.msg(), fmt.Sprintf("scenario %s: application_type \"web\" with redirect URIs all on loopback (%q): a native application should say \"native\"", r.Scenario.Name, meta.RedirectURIs))
+					}
+				}
+			}
+		}
+		if judged == 0 {
+			t.NA(notTried + "; or it registered dynamically in no 2026-07-28 authorization scenario")
+		}
+		bad.report(t, "an application_type in every dynamic registration request")
+		if len(warn.ms) > 0 {
+			evidence(t, warn.ms)
+			t.Warn("%s", joinFirst(warn.why))
+		}
+	})
 })
+
+// allLoopback reports whether every URI is on a loopback host.
+func allLoopback(uris []string) bool {
+	for _, raw := range uris {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return false
+		}
+		h := u.Hostname()
+		if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return false
+		}
+	}
+	return true
+}
