@@ -270,6 +270,12 @@ func (t *T) unconfirmed(crashes []pendingCrash, answered []string) {
 		}
 		return
 	}
+	if was == FAIL && len(crashes) == 0 && !t.restsOnSilence() {
+		// a FAIL for what did arrive (a message on the wrong stream, a
+		// malformed answer) does not rest on the silence: it stands
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("note: "+UnderLoad+": another request of the check went unanswered within %s while the harness was busy, and its re-ask was answered (%s); the FAIL is about what did arrive, not that silence", t.Env.Target.Timeout, strings.Join(answered, ", ")))
+		return
+	}
 	j := judge.Rule{Requirement: t.Req.ID}.Judge(t.Rev, true, false)
 	v := Verdict(j.Verdict)
 	if v == FAIL || v == ERROR || v == PASS {
