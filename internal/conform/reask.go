@@ -322,7 +322,8 @@ func (t *T) restsOnSilence() bool { return silenceWords(t.out.Message + " " + t.
 // did not come.
 func silenceWords(s string) bool {
 	s = strings.ToLower(s)
-	for _, w := range []string{"silence", "no response", "no answer", "timed out", "did not end", "no http reply"} {
+	for _, w := range []string{"silence", "no response", "no answer", "timed out", "did not end", "no http reply", "no reply",
+		"stopped answering", "went away", "did not answer", "unanswered"} {
 		if strings.Contains(s, w) {
 			return true
 		}
