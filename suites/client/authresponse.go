@@ -210,9 +210,6 @@ var _ = c.ClientArea("client", func() {
 			t.NA(notTried + "; or it made no token request after registering in the auth/token-endpoint-auth-* scenarios")
 		}
 		bad.report(t, "the client authentication method the token endpoint supports, once per request")
-		if len(warn.ms) > 0 {
-			evidence(t, warn.ms)
-			t.Warn("%s", joinFirst(warn.why))
-		}
+		warn.warn(t)
 	})
 })

@@ -94,10 +94,7 @@ var _ = c.ClientArea("client", func() {
 			t.NA(notTried + "; or it registered dynamically in no 2026-07-28 authorization scenario")
 		}
 		bad.report(t, "an application_type in every dynamic registration request")
-		if len(warn.ms) > 0 {
-			evidence(t, warn.ms)
-			t.Warn("%s", joinFirst(warn.why))
-		}
+		warn.warn(t)
 	})
 })
 

@@ -242,6 +242,16 @@ func (f *findings) add(m msg, why string) {
 	f.ms, f.why = append(f.ms, m), append(f.why, why)
 }
 
+// warn records what was found as the check's WARN (a SHOULD sub-case of
+// a MUST requirement), its messages the evidence; the check goes on.
+func (f *findings) warn(t *c.T) {
+	if len(f.ms) == 0 {
+		return
+	}
+	evidence(t, f.ms)
+	t.Warn("%s", joinFirst(f.why))
+}
+
 // report ends the check with a violation of expected when anything was
 // found: every offending message is its evidence.
 func (f *findings) report(t *c.T, expected string) {
