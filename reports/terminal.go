@@ -56,6 +56,9 @@ func Terminal(w io.Writer, r *Report, files []string) {
 		fmt.Fprintf(w, "  %-16s %s\n", area, countsText(s.ByArea[area]))
 	}
 	fmt.Fprintf(w, "total: %d checks — %s\n", s.Total, countsText(s.Counts))
+	if s.Judgments > 0 {
+		fmt.Fprintf(w, "judgments: %d (a client requirement judged on one scenario run's traffic)\n", s.Judgments)
+	}
 	if s.OtherRevision > 0 {
 		fmt.Fprintf(w, "not counted: %d requirements of another revision than this run covers (NA)\n", s.OtherRevision)
 	}

@@ -2,6 +2,8 @@ package conform
 
 import (
 	"context"
+	"slices"
+	"sync"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/scenario"
@@ -71,6 +73,16 @@ func (t *T) Runs(keep func(*scenario.Scenario) bool) []*scenario.Run {
 	return out
 }
 
+// Judged records that the check judged the traffic of run r (one
+// judgment of the report's count, Summary.Judgments): call it once the
+// run showed what the requirement needs, whatever the finding.
+func (t *T) Judged(r *scenario.Run) {
+	name := r.Scenario.Name
+	if !slices.Contains(t.out.Judged, name) {
+		t.out.Judged = append(t.out.Judged, name)
+	}
+}
+
 // ScenarioRun returns the run of the scenario named name (Runs).
 func (t *T) ScenarioRun(name string) *scenario.Run {
 	return t.Runs(func(s *scenario.Scenario) bool { return s.Name == name })[0]
@@ -94,19 +106,30 @@ func PlayClient(ctx context.Context, env *Env, c scenario.Client, parallel int) 
 			jobs = append(jobs, job{rev, s, i})
 		}
 	}
-	parallel = max(parallel, 1)
-	sem := make(chan struct{}, parallel)
-	done := make(chan struct{})
+	// the scenarios that wait by design (the SSE retry) first, so that
+	// the others run beside them rather than after them
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		switch {
+		case a.s.Waits() == b.s.Waits():
+			return 0
+		case a.s.Waits():
+			return -1
+		}
+		return 1
+	})
+	queue := make(chan job, len(jobs))
 	for _, j := range jobs {
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem; done <- struct{}{} }()
-			r := scenario.Play(ctx, env.Recorder(), c, j.s, j.rev)
-			cr.Runs[j.rev][j.i] = r
-		}()
+		queue <- j
 	}
-	for range jobs {
-		<-done
+	close(queue)
+	var wg sync.WaitGroup
+	for range min(max(parallel, 1), len(jobs)) {
+		wg.Go(func() {
+			for j := range queue {
+				cr.Runs[j.rev][j.i] = scenario.Play(ctx, env.Recorder(), c, j.s, j.rev)
+			}
+		})
 	}
+	wg.Wait()
 	return cr
 }

@@ -64,6 +64,8 @@ type Outcome struct {
 	// Waited is the part of Elapsed the check spent waiting for work
 	// another check was doing for it (a shared exercise, T's Memo).
 	Waited time.Duration `json:"-"`
+	// Judged names the scenario runs a client check judged (T.Judged).
+	Judged []string `json:"-"`
 }
 
 // String is the one-line form of an outcome, so that a formatter printing

@@ -27,6 +27,9 @@ func (o *Outcome) Result() result.Result {
 	if o.Verdict == FAIL || o.Verdict == WARN {
 		res.Evidence = o.Evidence
 	}
+	if o.Verdict != NA {
+		res.Judged = o.Judged
+	}
 	if r, ok := catalog.Get(o.Requirement); ok {
 		res.Describe(r)
 	}

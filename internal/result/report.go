@@ -17,7 +17,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.8"
+const SchemaVersion = "1.9"
 
 // Report is the content of report.json.
 type Report struct {
@@ -176,6 +176,10 @@ type Result struct {
 	// steps it took and where it stopped: Ginkgo's timeline), for
 	// junit.xml's system-err; not part of report.json.
 	Log string `json:"-"`
+	// Judged names the scenario runs a client check judged (a client
+	// report: one name per scenario run whose traffic the verdict rests
+	// on; absent on NA and on a server report). Since 1.9.
+	Judged []string `json:"judged,omitempty"`
 }
 
 // ToleranceRef is a tolerance of the catalog a verdict invokes.
@@ -449,6 +453,11 @@ type Summary struct {
 	// the era detection could not reach (NA: their message names the
 	// probe's "no answer"); they count towards Hollow. Since 1.4.
 	Unreached int `json:"unreached,omitempty"`
+	// Judgments counts the client checks' judgments: a requirement judged
+	// on one scenario run (the sum of the results' Judged, NA left out).
+	// The official conformance harness counts its client checks the same
+	// way, per scenario. Since 1.9.
+	Judgments int `json:"judgments,omitempty"`
 	// Backoff says how the harness held back for its own load (absent
 	// when it did not). Since 1.7.
 	Backoff *Backoff `json:"backoff,omitempty"`
@@ -550,6 +559,9 @@ func Summarize(results []Result, strict bool) Summary {
 		}
 		s.Total++
 		s.Counts[r.Verdict]++
+		if r.Verdict != NA {
+			s.Judgments += len(r.Judged)
+		}
 		if s.ByArea[r.Area] == nil {
 			s.ByArea[r.Area] = Counts{}
 		}

@@ -12,13 +12,16 @@ import (
 
 // The SSE retry scenario (2025-11-25, the official sse-retry): the
 // scenario server answers the client's call of test_reconnection with an
-// event stream that carries only a priming event (an id, "retry: 500",
+// event stream that carries only a priming event (an id, "retry: 250",
 // no data) and then closes it without the response. The client must wait
 // the retry time before it reconnects (CLI-016) and should resume with a
 // GET carrying Last-Event-ID (CLI-017); the response comes on that GET.
 
-// RetryMillis is the retry the priming event sets.
-const RetryMillis = 500
+// RetryMillis is the retry the priming event sets: 250 ms, half the
+// official harness's 500, as discriminating (clients that ignore the
+// field reconnect at once or after their own default, a second in the
+// go-sdk and the TypeScript SDK) and the longest wait of a client run.
+const RetryMillis = 250
 
 // StreamClosedNote starts the transcript note the scenario server records
 // when it closed the POST stream (the moment the client's wait starts).

@@ -79,7 +79,7 @@ var All = []*Scenario{
 	{Name: "sep-2322-client-request-state", Client: "sep-2322-client-request-state", Modern: true,
 		About: "tools that answer input_required first: the client's retry must carry a new id, the requestState verbatim and keyed inputResponses", setup: mrtrTools},
 	{Name: "sse-retry", Client: "sse-retry", Legacy: true, HTTPOnly: true, reconnect: true, since: catalog.R20251125,
-		About: "the call of test_reconnection gets a stream closed after a priming event with retry: 500: the client must wait before it resumes with Last-Event-ID", setup: reconnectTools},
+		About: "the call of test_reconnection gets a stream closed after a priming event with retry: 250: the client must wait before it resumes with Last-Event-ID", setup: reconnectTools},
 	{Name: "json-schema-ref-no-deref", Client: "json-schema-ref-no-deref", Modern: true,
 		About: "a tool whose inputSchema has a $ref to a network URI (a canary on the scenario server): the client must not fetch it", setup: schemaRefTools},
 	{Name: "http-custom-headers", Client: "http-custom-headers", Modern: true, HTTPOnly: true, context: headerContext("http-custom-headers"),
@@ -180,6 +180,10 @@ func Get(name string) (*Scenario, bool) {
 	}
 	return All[i], true
 }
+
+// Waits reports whether the scenario waits by design (the SSE retry a
+// reconnecting client honours): such runs start first.
+func (s *Scenario) Waits() bool { return s.reconnect }
 
 // IsAuth reports whether s is an authorization scenario (auth.go).
 func (s *Scenario) IsAuth() bool { return s.auth != nil }

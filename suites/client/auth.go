@@ -185,8 +185,10 @@ var _ = c.ClientArea("client", func() {
 			switch {
 			case fetched:
 				judged++
+				t.Judged(r)
 			case len(as) > 0:
 				judged++
+				t.Judged(r)
 				bad.add(as[0].msg(), fmt.Sprintf("scenario %s: the client went to the authorization server without fetching the protected resource metadata, which MCP clients must use to find it", r.Scenario.Name))
 			}
 		}
@@ -203,10 +205,12 @@ var _ = c.ClientArea("client", func() {
 			as := httpRequests(t, r, r.ASConn)
 			if discovery(as, scenario.IsMetaPath, r.Auth.AS, r.Auth.MetaOrder, &bad, "authorization server metadata") {
 				judged++
+				t.Judged(r)
 				continue
 			}
 			if az := authorizes(t, r); len(az) > 0 {
 				judged++
+				t.Judged(r)
 				bad.add(az[0].msg(), fmt.Sprintf("scenario %s: the client authorized without fetching the authorization server's metadata", r.Scenario.Name))
 			}
 		}
@@ -223,6 +227,7 @@ var _ = c.ClientArea("client", func() {
 			challenges := map[string]string{} // code → challenge
 			for _, a := range authorizes(t, r) {
 				judged++
+				t.Judged(r)
 				q := a.u.Query()
 				ch, method := q.Get("code_challenge"), q.Get("code_challenge_method")
 				switch {
@@ -261,6 +266,7 @@ var _ = c.ClientArea("client", func() {
 		for _, r := range authRuns(t) {
 			check := func(h httpReq, what string, v url.Values) {
 				judged++
+				t.Judged(r)
 				res, ok := v["resource"]
 				switch {
 				case !ok || len(res) == 0 || res[0] == "":
@@ -299,6 +305,7 @@ var _ = c.ClientArea("client", func() {
 				continue
 			}
 			judged++
+			t.Judged(r)
 			var reqs []httpReq
 			for _, conn := range append(append([]string{}, r.Conns...), r.AuthConn) {
 				reqs = append(reqs, httpRequests(t, r, conn)...)
@@ -338,6 +345,7 @@ var _ = c.ClientArea("client", func() {
 			initial, _ := splitAt(authorizes(t, r), forbiddens(t, r))
 			for _, az := range initial {
 				judged++
+				t.Judged(r)
 				q := az.u.Query()
 				got, has := q.Get("scope"), q.Has("scope")
 				if !r.Revision.IsLegacy() {
@@ -372,6 +380,7 @@ var _ = c.ClientArea("client", func() {
 				continue
 			}
 			judged++
+			t.Judged(r)
 			if !slices.ContainsFunc(az, func(h httpReq) bool { return h.u.Query().Get("client_id") == scenario.PreregID }) {
 				// the evidence: its last request to the authorization
 				// server (knowsAS: one exists)
@@ -400,6 +409,7 @@ var _ = c.ClientArea("client", func() {
 				continue
 			}
 			judged++
+			t.Judged(r)
 			if len(reg) > 0 {
 				bad.add(reg[0].msg(), fmt.Sprintf("scenario %s: the authorization server advertises client_id_metadata_document_supported, and the client registered dynamically", r.Scenario.Name))
 				continue

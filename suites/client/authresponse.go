@@ -124,6 +124,7 @@ var _ = c.ClientArea("client", func() {
 				continue // CAUTH-014's
 			case a.IssMustReject():
 				judged++
+				t.Judged(o.r)
 				if o.redeemed != nil {
 					bad.add(o.redeemed.msg(), fmt.Sprintf("scenario %s: %s; the response must be rejected, and the client redeemed its code (POST %s)",
 						o.r.Scenario.Name, o.issResponse(), o.redeemed.u.Path))
@@ -134,10 +135,12 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				judged++
+				t.Judged(o.r)
 				bad.add(o.az[0].msg(), fmt.Sprintf("scenario %s: %s; a valid response (the spec's table: proceed), and the client never redeemed its code, though it redeemed one in %s",
 					o.r.Scenario.Name, o.issResponse(), other))
 			default:
 				judged++
+				t.Judged(o.r)
 			}
 		}
 		if judged == 0 {
@@ -164,6 +167,7 @@ var _ = c.ClientArea("client", func() {
 				t.NA("the client did not reject a mismatched iss in auth/iss-wrong-issuer or auth/iss-unexpected: whether it compares iss at all is CAUTH-013's")
 			}
 			judged++
+			t.Judged(o.r)
 			if o.redeemed != nil {
 				bad.add(o.redeemed.msg(), fmt.Sprintf("scenario %s: %s, equal to it only after normalization (a trailing slash); the client redeemed its code (POST %s)",
 					o.r.Scenario.Name, o.issResponse(), o.redeemed.u.Path))
@@ -192,6 +196,7 @@ var _ = c.ClientArea("client", func() {
 			}
 			for _, tr := range keepReqs(as, func(h httpReq) bool { return h.in.HTTP.Method == http.MethodPost && scenario.IsToken(h.u.Path) }) {
 				judged++
+				t.Judged(r)
 				got, problem := tokenAuthMethod(tr), r.Auth.CredentialProblem(tr.form().Get("code"))
 				switch {
 				case got == "both":

@@ -38,6 +38,7 @@ var _ = c.ClientArea("client", func() {
 				continue // it never went on to the new server's endpoints
 			}
 			judged++
+			t.Judged(r)
 			if reused := r.Auth.Reused(); len(reused) > 0 {
 				bad.add(flow[0].msg(), fmt.Sprintf("scenario %s: the protected resource metadata named the new authorization server %s; at it, %s", r.Scenario.Name, r.Auth.AS2, strings.Join(reused, "; ")))
 				continue
@@ -76,6 +77,7 @@ var _ = c.ClientArea("client", func() {
 					return h.in.HTTP.Method == http.MethodPost && scenario.IsRegister(h.u.Path)
 				}) {
 					judged++
+					t.Judged(r)
 					var meta struct {
 						ApplicationType string   `json:"application_type"`
 						RedirectURIs    []string `json:"redirect_uris"`

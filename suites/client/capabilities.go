@@ -47,6 +47,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				sessions++
+				t.Judged(r)
 				sid := issuedSession(ms, init)
 				end := int64(1 << 62)
 				if i+1 < len(inits) {

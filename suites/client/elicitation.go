@@ -63,6 +63,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				accepted++
+				t.Judged(r)
 				var missing []string
 				for _, name := range defaults {
 					if _, ok := res.Content[name]; !ok {

@@ -188,6 +188,7 @@ var _ = c.ClientArea("client", func() {
 					continue // no marks, or an invalid tool (CLI-021)
 				}
 				calls++
+				t.Judged(r)
 				for _, mk := range marks {
 					got, has := m.F.HTTP.Header["Mcp-Param-"+canonical(mk.name)], false
 					has = len(got) > 0
@@ -224,6 +225,9 @@ var _ = c.ClientArea("client", func() {
 				}
 			}
 			invalid += len(bads)
+			if len(bads) > 0 {
+				t.Judged(r)
+			}
 			for _, m := range requests(ms) {
 				if m.M.Method != "tools/call" {
 					continue

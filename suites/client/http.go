@@ -18,6 +18,7 @@ var _ = c.ClientArea("client", func() {
 			ms := traffic(t, r)
 			for _, s := range legacySessions(ms) {
 				sessions++
+				t.Judged(r)
 				for _, m := range s.later {
 					if sessionOf(m) != s.id {
 						bad = append(bad, m)
@@ -42,6 +43,7 @@ var _ = c.ClientArea("client", func() {
 			ms := traffic(t, r)
 			for _, s := range legacySessions(ms) {
 				sessions++
+				t.Judged(r)
 				for _, m := range s.later {
 					switch v := m.header("MCP-Protocol-Version"); {
 					case v == "":
@@ -75,6 +77,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				posts++
+				t.Judged(r)
 				json, sse, anyType := accepts(m)
 				switch {
 				case json && sse:
@@ -113,6 +116,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				ended++
+				t.Judged(r)
 				renewed := false
 				for _, x := range ms[i+1:] {
 					if x.client() && x.M != nil && x.M.Method == "initialize" && sessionOf(x) == "" {
@@ -144,6 +148,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				posts++
+				t.Judged(r)
 				h := m.header("MCP-Protocol-Version")
 				want := metaString(m.M, MetaProtocolVersion)
 				if h == "" || (want != "" && h != want) {
@@ -171,6 +176,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				posts++
+				t.Judged(r)
 				if got := m.header("Mcp-Method"); got != m.M.Method {
 					bad.add(m, fmt.Sprintf("Mcp-Method %q for %s", got, m.M.Method))
 					continue

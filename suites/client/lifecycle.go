@@ -25,6 +25,7 @@ var _ = c.ClientArea("client", func() {
 						continue
 					}
 					opened++
+					t.Judged(r)
 					if m.M.Method != "initialize" {
 						bad.add(m, fmt.Sprintf("%s: the first request is %s, not initialize", describeRunOf(r), m.M.Method))
 					} else if p := initializeFault(m.M); p != "" {
@@ -69,8 +70,10 @@ var _ = c.ClientArea("client", func() {
 				switch {
 				case sent:
 					judged++
+					t.Judged(r)
 				case next != nil:
 					judged++
+					t.Judged(r)
 					bad.add(*next, fmt.Sprintf("%s: %s came before notifications/initialized", describeRunOf(r), next.M.Method))
 				default:
 					t.Note("%s: the client sent neither notifications/initialized nor another request after the initialize result", describeRunOf(r))
@@ -94,6 +97,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				judged++
+				t.Judged(r)
 				for _, m := range requests(ms) {
 					if m.F.Seq > init.F.Seq && m.F.Seq < a.F.Seq && m.F.Conn == init.F.Conn && m.M.Method != "ping" && !modernShaped(m.M) {
 						bad = append(bad, m)
@@ -119,6 +123,7 @@ var _ = c.ClientArea("client", func() {
 			seen := map[string]msg{} // legacy: id → request, per session
 			for i, m := range reqs {
 				n++
+				t.Judged(r)
 				if !m.M.ID.Valid() {
 					bad.add(m, fmt.Sprintf("%s: id %s is %s, not a string or an integer", describeRunOf(r), m.M.ID, m.M.ID.TypeName()))
 					continue
@@ -174,6 +179,7 @@ var _ = c.ClientArea("client", func() {
 					continue // an HTTP request without a body (GET, DELETE)
 				}
 				n++
+				t.Judged(r)
 				if p := messageFault(m, asked); p != "" {
 					bad.add(m, describeRunOf(r)+": "+p)
 				}
@@ -195,6 +201,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				pings++
+				t.Judged(r)
 				a, ok := answer(ms, m)
 				switch {
 				case !ok:
@@ -335,6 +342,7 @@ var _ = c.ClientArea("client", func() {
 					continue // ping: CLI-010's
 				}
 				asked++
+				t.Judged(r)
 				a, ok := answer(ms, m)
 				switch {
 				case !ok:

@@ -40,6 +40,7 @@ var _ = c.ClientArea("client", func() {
 				continue
 			}
 			judged++
+			t.Judged(r)
 			for _, h := range as {
 				if h.in.Seq > meta.in.Seq && scenario.IsFlowEndpoint(h.u.Path) {
 					bad.add(h.msg(), fmt.Sprintf("scenario %s: the metadata at %s names issuer %q, not %q, the issuer its URL was built from; the client used it (%s %s)",
@@ -66,6 +67,7 @@ var _ = c.ClientArea("client", func() {
 				continue
 			}
 			judged++
+			t.Judged(r)
 			var used []httpReq
 			for _, h := range httpRequests(t, r, r.ASConn) {
 				if h.in.Seq > prm.in.Seq {

@@ -15,6 +15,7 @@ var _ = c.ClientArea("client", func() {
 		for _, r := range t.Runs(nil) {
 			for _, m := range requests(modernTraffic(t, r)) {
 				n++
+				t.Judged(r)
 				meta := metaOf(m.M)
 				var v string
 				if json.Unmarshal(meta[MetaProtocolVersion], &v) != nil || v == "" || !isObject(meta[MetaClientCapabilities]) {
@@ -38,6 +39,7 @@ var _ = c.ClientArea("client", func() {
 		for _, r := range t.Runs(nil) {
 			for _, m := range requests(modernTraffic(t, r)) {
 				n++
+				t.Judged(r)
 				var info struct {
 					Name, Version *string
 				}

@@ -76,6 +76,7 @@ var _ = c.ClientArea("client", func() {
 					continue
 				}
 				rounds++
+				t.Judged(r)
 				p := retryOf(retry.M)
 				switch {
 				case retry.M.ID.Key() == first.M.ID.Key():

@@ -48,6 +48,7 @@ var _ = c.ClientArea("client", func() {
 				return h.in.HTTP.Method == http.MethodPost && scenario.IsRegister(h.u.Path) && h.status == http.StatusCreated
 			}) {
 				judged++
+				t.Judged(r)
 				var meta struct {
 					GrantTypes []string `json:"grant_types"`
 				}
@@ -70,6 +71,7 @@ var _ = c.ClientArea("client", func() {
 			offered := slices.Contains(r.Auth.Spec.ASScopes, scenario.OfflineAccess)
 			for _, az := range authorizes(t, r) {
 				judged++
+				t.Judged(r)
 				if asksOffline(az) && !offered {
 					listed := "lists no scopes_supported"
 					if r.Auth.Spec.ASScopes != nil {

@@ -16,6 +16,7 @@ var _ = c.ClientArea("client", func() {
 			for _, m := range requests(traffic(t, r)) {
 				if m.M.Method == "tools/list" {
 					listed++
+					t.Judged(r)
 				}
 			}
 			for _, f := range t.Env.Recorder().OnConn(r.From, r.Conn) {

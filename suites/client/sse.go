@@ -58,6 +58,7 @@ var _ = c.ClientArea("client", func() {
 						continue // the client's own listening stream, not a reconnection
 					}
 					judged++
+					t.Judged(r)
 					wait := g.F.Time.Sub(cs.at)
 					if min := time.Duration(scenario.RetryMillis-50) * time.Millisecond; wait < min {
 						bad.add(g, fmt.Sprintf("the client reconnected %s after the stream closed; retry was %d ms", wait.Round(time.Millisecond), scenario.RetryMillis))
@@ -79,6 +80,7 @@ var _ = c.ClientArea("client", func() {
 			ms := traffic(t, r)
 			for _, cs := range closedStreams(t, r) {
 				closed++
+				t.Judged(r)
 				for _, g := range reconnects(ms, cs) {
 					switch id := g.header("Last-Event-ID"); {
 					case id == cs.eventID:

@@ -73,6 +73,7 @@ var _ = c.ClientArea("client", func() {
 		var bad findings
 		runs, forbidden := stepUpRuns(t, false)
 		for i, r := range runs {
+			t.Judged(r)
 			first := forbidden[i][0]
 			before, after := splitAt(authorizes(t, r), forbidden[i])
 			challenged := r.Auth.StepUpChallenge
@@ -104,6 +105,7 @@ var _ = c.ClientArea("client", func() {
 		var bad findings
 		runs, forbidden := stepUpRuns(t, true)
 		for i, r := range runs {
+			t.Judged(r)
 			_, after := splitAt(authorizes(t, r), forbidden[i])
 			if len(after) > stepUpLimit {
 				bad.add(after[stepUpLimit].msg(), fmt.Sprintf("scenario %s: the client re-authorized %d times after 403 insufficient_scope (%d requests got it); a client stops after a few attempts (mcpconform allows %d) and treats it as a permanent failure",
