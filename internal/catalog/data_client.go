@@ -239,6 +239,51 @@ var clientRequirements = []Requirement{
 		Revisions: revs(R20251125),
 		Source:    `25c:client/elicitation.mdx "Supported Schema Types"`,
 	},
+	{
+		ID:        "CLI-024",
+		Title:     "the client sends cursors back as it got them, in the same session",
+		Statement: `Clients must treat cursors as opaque tokens: a request's params.cursor is a nextCursor the server returned for the same method on the same connection (and, in a legacy HTTP session, the same session), unchanged; a cursor the server never issued there was made up, modified or kept from another session.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: AllRevisions,
+		Source:    `<rev>:server/utilities/pagination.mdx "Implementation Guidelines"`,
+	},
+	{
+		ID:        "CLI-025",
+		Title:     "progress tokens are strings or integers, unique among active requests",
+		Statement: `A progressToken the client puts in a request's _meta is a string or an integer, and no other request of the client still awaiting its response on the connection carries the same token.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: AllRevisions,
+		Source:    `<rev>:basic/{utilities,patterns}/progress.mdx "Progress Flow"`,
+	},
+	{
+		ID:        "CLI-026",
+		Title:     "notifications/cancelled names a request the client issued, never initialize",
+		Statement: `A notifications/cancelled the client sends names in requestId a request the client itself sent earlier on the connection (in a legacy HTTP session, the same session), and never its initialize request. Cancelling a request whose response had already come is a race the spec tolerates (noted, not failed).`,
+		Level:     MUST,
+		SpecLevel: "MUST / MUST NOT",
+		Revisions: AllRevisions,
+		Source:    `<rev>:basic/{utilities,patterns}/cancellation.mdx "Behavior Requirements"`,
+	},
+	{
+		ID:        "CLI-027",
+		Title:     "no task augmentation unless the server and the tool allow it",
+		Statement: `A tools/call carries params.task only when the server's initialize result declared tasks.requests.tools.call and the tool's execution.taskSupport is "optional" or "required"; no other request of the client is task-augmented unless the server declared tasks for it.`,
+		Level:     MUST,
+		SpecLevel: "MUST NOT",
+		Revisions: revs(R20251125),
+		Source:    `25c:basic/utilities/tasks.mdx "Tool-Level Negotiation"; 25c:basic/utilities/tasks.mdx "Capability Negotiation"`,
+	},
+	{
+		ID:        "CLI-028",
+		Title:     "an elicitation in a mode the client did not declare gets -32602",
+		Statement: `When the server sends elicitation/create with a mode the client's elicitation capability does not declare (mode "url" to a client that declared form only, or elicitation: {}), the client answers with a JSON-RPC error whose code is -32602 (Invalid params).`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: revs(R20251125),
+		Source:    `25c:client/elicitation.mdx "Error Handling"; 25c:client/elicitation.mdx "Capabilities"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks
@@ -437,6 +482,16 @@ var clientAuthRequirements = []Requirement{
 		Revisions:  revs(R20260728),
 		Transports: []string{HTTP},
 		Source:     `26:basic/authorization/client-registration.mdx "Application Type and Redirect URI Constraints"`,
+	},
+	{
+		ID:         "CAUTH-020",
+		Title:      "the client sends the MCP server only tokens its authorization server issued",
+		Statement:  `MCP clients must not send tokens to the MCP server other than ones issued by the MCP server's authorization server: every bearer token the client presents to the MCP server was issued by an authorization server of that run (none left over from another server or made up).`,
+		Level:      MUST,
+		SpecLevel:  "MUST NOT",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `<rev>:basic/authorization.mdx "Token Handling"; 26:basic/authorization/index.mdx "Token Handling"`,
 	},
 }
 

@@ -370,6 +370,10 @@ func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Ha
 	gate := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
 		scope, issued := ar.issued(tok)
+		if ok && !issued {
+			// judged by CAUTH-020 (the recorded header is redacted)
+			r.rec.Note(r.AuthConn, fmt.Sprintf("%s: %s %s (%s)", ForeignTokenNote, req.Method, req.URL.Path, methodOf(req)))
+		}
 		switch {
 		case !ok || !issued || ar.superseded(tok):
 			unauthorized.ServeHTTP(w, req)
@@ -382,6 +386,11 @@ func (r *Run) serveAuth(a *Auth, mux *http.ServeMux, next http.Handler) (http.Ha
 	})
 	return gate, stop, nil
 }
+
+// ForeignTokenNote starts the transcript note the MCP server's gate
+// records for a request whose bearer token no authorization server of the
+// run issued (the request gets 401).
+const ForeignTokenNote = "the client presented a bearer token that no authorization server of this run issued"
 
 // superseded reports whether tok is the first authorization server's
 // while the metadata names the second (Spec.Migrate); the first request

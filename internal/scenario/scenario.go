@@ -58,6 +58,8 @@ type Scenario struct {
 	// auth: the MCP endpoint is a protected resource with a mock
 	// authorization server (auth.go; HTTP).
 	auth *Auth
+	// pageSize: the server's page size for its lists (0: the SDK's).
+	pageSize int
 	// older: the server supports only the revision before the run's (a
 	// legacy client offering the run's revision gets the older one in
 	// the initialize result, and must go on with it or disconnect).
@@ -94,6 +96,10 @@ var All = []*Scenario{
 		About: "add_numbers asks the client for its roots (roots/list) before it answers, when the client declared roots: the client must answer", setup: rootsAddNumbers},
 	{Name: "ping", Client: "tools_call", Legacy: true,
 		About: "add_numbers pings the client before it answers: the client must answer the ping", setup: pingingAddNumbers},
+	{Name: "pagination", Client: "tools_call", Legacy: true, Modern: true, pageSize: 2,
+		About: "tools/list has two pages (add_numbers on the first): a client that asks for the second sends the nextCursor back as it got it", setup: pagedTools},
+	{Name: "elicitation-url-undeclared", Client: "elicitation-sep1034-client-defaults", Legacy: true, since: catalog.R20251125,
+		About: "test_client_elicitation_defaults first asks a client that declared elicitation without url for a URL-mode elicitation (which it must refuse with -32602), then for the form", setup: elicitURLUndeclared},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
 		About: "the session ends (HTTP 404) when the client calls add_numbers: the client must initialize a new session", setup: addNumbers},
 	authScenario("auth/metadata-default", "the 401 challenge names the path-based protected resource metadata; the authorization server's RFC 8414 metadata is at the root of its issuer",
@@ -221,7 +227,7 @@ func (s *Scenario) server(rev catalog.Revision, r *Run) *mcp.Server {
 		version = previous(rev)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpconform-scenario-" + s.Name, Version: "1.0.0"},
-		&mcp.ServerOptions{SupportedProtocolVersions: []string{string(version)}})
+		&mcp.ServerOptions{SupportedProtocolVersions: []string{string(version)}, PageSize: s.pageSize})
 	if s.setup != nil {
 		s.setup(srv, r)
 	}
@@ -311,6 +317,61 @@ var elicitDefaultsSchema = map[string]any{
 		"verified": map[string]any{"type": "boolean", "description": "Verification status", "default": true},
 	},
 	"required": []string{},
+}
+
+// pagedTools: add_numbers and three more tools, listed two a page
+// (Scenario.pageSize), add_numbers first by name.
+func pagedTools(srv *mcp.Server, r *Run) {
+	addNumbers(srv, r)
+	for _, name := range []string{"echo_page_two", "noop_page_two", "zz_last_page"} {
+		mcp.AddTool(srv, &mcp.Tool{Name: name, Description: "a tool on a later page of tools/list",
+			InputSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
+			func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+			})
+	}
+}
+
+// ElicitURLPath is where the URL-mode elicitation of
+// elicitation-url-undeclared points (on the scenario server: a client
+// that opened it would stay on loopback).
+const ElicitURLPath = "/elicitation/url-mode"
+
+// elicitURLUndeclared: test_client_elicitation_defaults sends a URL-mode
+// elicitation to a client whose elicitation capability has no url (it
+// must answer -32602, CLI-028), then the form of elicitDefaults. go-sdk
+// v1.8.0's ServerSession.Elicit refuses to send a mode the client did not
+// declare, so the scenario, hostile on purpose, lifts that guard for the
+// one request: the session's stored client capabilities get url for it
+// (the check reads the client's own initialize on the wire).
+func elicitURLUndeclared(srv *mcp.Server, r *Run) {
+	elicitDefaults(srv, r)
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if ct, ok := req.(*mcp.CallToolRequest); ok && ct.Params != nil && ct.Params.Name == "test_client_elicitation_defaults" {
+				askURLMode(ctx, ct.Session, r)
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
+func askURLMode(ctx context.Context, ss *mcp.ServerSession, r *Run) {
+	ip := ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.Capabilities.Elicitation.URL != nil {
+		return // no elicitation (CLI-022 judges what it answers), or url declared
+	}
+	caps := *ip.Capabilities
+	el := *caps.Elicitation
+	el.URL = &mcp.URLElicitationCapabilities{}
+	caps.Elicitation = &el
+	declared := ip.Capabilities
+	ip.Capabilities = &caps
+	defer func() { ip.Capabilities = declared }()
+	r.note("the scenario server asks the client, which declared elicitation without url, for a URL-mode elicitation")
+	ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+	defer cancel()
+	_, _ = ss.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: "Open this page to go on", URL: r.base + ElicitURLPath, ElicitationID: "mcpconform-url-1"})
 }
 
 // elicitDefaults: test_client_elicitation_defaults asks the client for a

@@ -10,6 +10,7 @@ import (
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/scenario"
+	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
 // The registration checks of 2026-07-28: the application_type of every
@@ -114,3 +115,38 @@ func allLoopback(uris []string) bool {
 	}
 	return true
 }
+
+var _ = c.ClientArea("client", func() {
+	c.It("CAUTH-020", "the client sends the MCP server only tokens its authorization server issued", func(t *c.T) {
+		var foreign []wire.Frame
+		judged := 0
+		for _, r := range authRuns(t) {
+			presented := false
+			for _, conn := range append(append([]string{}, r.Conns...), r.AuthConn) {
+				for _, h := range httpRequests(t, r, conn) {
+					if strings.HasPrefix(h.in.HTTP.Header.Get("Authorization"), "Bearer ") {
+						presented = true
+					}
+				}
+			}
+			if !presented {
+				continue
+			}
+			judged++
+			t.Judged(r)
+			for _, f := range t.Env.Recorder().OnConn(r.From, r.AuthConn) {
+				if f.Seq <= r.To && f.Kind == wire.KindNote && strings.HasPrefix(f.Note, scenario.ForeignTokenNote) {
+					foreign = append(foreign, f)
+				}
+			}
+		}
+		if judged == 0 {
+			t.NA(notTried + "; or it presented no bearer token to the MCP server")
+		}
+		if len(foreign) > 0 {
+			t.Evidence(foreign...)
+			t.Violation("only bearer tokens the run's authorization server issued", foreign[0].Note,
+				"the client presented the MCP server a bearer token that no authorization server of the run issued (%d request(s)): one left over from another server, or made up", len(foreign))
+		}
+	})
+})

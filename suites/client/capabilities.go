@@ -33,35 +33,15 @@ var _ = c.ClientArea("client", func() {
 		var bad findings
 		sessions := 0
 		for _, r := range t.Runs(nil) {
-			ms := traffic(t, r)
-			inits := initializes(ms)
-			for i, init := range inits {
-				a, ok := answer(ms, init)
-				if !ok || !a.M.HasResult {
-					continue
-				}
-				var res struct {
-					Capabilities map[string]json.RawMessage `json:"capabilities"`
-				}
-				if json.Unmarshal(a.M.Result, &res) != nil {
-					continue
-				}
+			for _, s := range capSessions(traffic(t, r)) {
 				sessions++
 				t.Judged(r)
-				sid := issuedSession(ms, init)
-				end := int64(1 << 62)
-				if i+1 < len(inits) {
-					end = inits[i+1].F.Seq
-				}
-				for _, m := range requests(ms) {
-					if m.F.Seq <= a.F.Seq || m.F.Seq >= end || m.F.Conn != init.F.Conn || sid != "" && sessionOf(m) != sid || modernShaped(m.M) {
-						continue
-					}
+				for _, m := range s.later {
 					cp, sub := capabilityOf(m.M.Method)
 					if cp == "" {
 						continue
 					}
-					raw, declared := res.Capabilities[cp]
+					raw, declared := s.caps[cp]
 					if declared && sub != "" {
 						var o map[string]json.RawMessage
 						_ = json.Unmarshal(raw, &o)
@@ -83,3 +63,45 @@ var _ = c.ClientArea("client", func() {
 		bad.report(t, "requests only of the capabilities the initialize result declared")
 	})
 })
+
+// capSession is a legacy session of the client (either transport): the
+// capabilities the server's initialize result declared, and the client's
+// requests after that result on the connection (in the session it
+// issued, over HTTP) up to the connection's next initialize.
+type capSession struct {
+	caps  map[string]json.RawMessage
+	later []msg
+}
+
+func capSessions(ms []msg) []capSession {
+	var out []capSession
+	inits := initializes(ms)
+	for i, init := range inits {
+		a, ok := answer(ms, init)
+		if !ok || !a.M.HasResult {
+			continue
+		}
+		var res struct {
+			Capabilities map[string]json.RawMessage `json:"capabilities"`
+		}
+		if json.Unmarshal(a.M.Result, &res) != nil {
+			continue
+		}
+		s := capSession{caps: res.Capabilities}
+		sid := issuedSession(ms, init)
+		end := int64(1 << 62)
+		for _, next := range inits[i+1:] {
+			if next.F.Conn == init.F.Conn {
+				end = next.F.Seq
+				break
+			}
+		}
+		for _, m := range requests(ms) {
+			if m.F.Seq > a.F.Seq && m.F.Seq < end && m.F.Conn == init.F.Conn && (sid == "" || sessionOf(m) == sid) && !modernShaped(m.M) {
+				s.later = append(s.later, m)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
