@@ -367,8 +367,9 @@ func TestInterruptWritesReports(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		// a goroutine dump for whoever reads the failure (it failed now
-		// and then inside make test's load, never alone or beside two
-		// busy loops)
+		// and then inside make test's load: a lane check opening a shared
+		// session held the lock the report needed until its waits ran out,
+		// 12-16 s; the report now cancels the lanes first)
 		_ = cmd.Process.Signal(syscall.SIGQUIT)
 		select {
 		case <-done:

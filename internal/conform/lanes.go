@@ -275,6 +275,15 @@ func (e *Env) Workers() int {
 	return n
 }
 
+// CancelLanes cancels the lanes' checks without waiting for them (an
+// interrupted run: a lane check still waiting, for a quiet hold or a slow
+// server, gives up at once instead of holding the report's locks).
+func (e *Env) CancelLanes() {
+	if e.lanes != nil {
+		e.lanes.cancel(context.Canceled)
+	}
+}
+
 // StopLanes cancels the checks still running in the lanes and waits for
 // their ends (Ctrl-C, the run's budget, or the end of the run).
 func (e *Env) StopLanes() {

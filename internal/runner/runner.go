@@ -265,6 +265,11 @@ func Run(cfg Config) (*Outcome, error) {
 			}
 		}
 	}, func(gr ginkgo.Report) {
+		if interrupted(gr) {
+			// the lanes' checks Ginkgo no longer waits for stop now: one
+			// opening a shared session holds the lock the report needs
+			env.CancelLanes()
+		}
 		rep.Results = resultsOf(gr, started)
 		// The systematic faults the sessions recognised, judged over the
 		// whole run, then the run-wide invariants, judged over every
