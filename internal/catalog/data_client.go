@@ -284,6 +284,15 @@ var clientRequirements = []Requirement{
 		Revisions: revs(R20251125),
 		Source:    `25c:client/elicitation.mdx "Error Handling"; 25c:client/elicitation.mdx "Capabilities"`,
 	},
+	{
+		ID:        "CLI-029",
+		Title:     "a request for a capability the client did not declare gets an error",
+		Statement: `Clients that support roots, sampling or elicitation must declare the capability during initialization: a roots/list, sampling/createMessage or elicitation/create that reaches a client whose initialize did not declare roots, sampling or elicitation is answered with an error (typically -32601), never with a result, which would show support it did not declare.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:client/sampling.mdx "Capabilities"; <rev>:client/elicitation.mdx "Capabilities"; <rev>:client/roots.mdx "Capabilities"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks

@@ -100,6 +100,8 @@ var All = []*Scenario{
 		About: "tools/list has two pages (add_numbers on the first): a client that asks for the second sends the nextCursor back as it got it", setup: pagedTools},
 	{Name: "elicitation-url-undeclared", Client: "elicitation-sep1034-client-defaults", Legacy: true, since: catalog.R20251125,
 		About: "test_client_elicitation_defaults first asks a client that declared elicitation without url for a URL-mode elicitation (which it must refuse with -32602), then for the form", setup: elicitURLUndeclared},
+	{Name: "undeclared-requests", Client: "tools_call", Legacy: true,
+		About: "add_numbers first sends the client the server requests of each capability it did not declare (roots/list, sampling/createMessage, elicitation/create): a client answers each with an error", setup: undeclaredRequests},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
 		About: "the session ends (HTTP 404) when the client calls add_numbers: the client must initialize a new session", setup: addNumbers},
 	authScenario("auth/metadata-default", "the 401 challenge names the path-based protected resource metadata; the authorization server's RFC 8414 metadata is at the root of its issuer",
@@ -361,13 +363,11 @@ func askURLMode(ctx context.Context, ss *mcp.ServerSession, r *Run) {
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.Capabilities.Elicitation.URL != nil {
 		return // no elicitation (CLI-022 judges what it answers), or url declared
 	}
-	caps := *ip.Capabilities
-	el := *caps.Elicitation
-	el.URL = &mcp.URLElicitationCapabilities{}
-	caps.Elicitation = &el
-	declared := ip.Capabilities
-	ip.Capabilities = &caps
-	defer func() { ip.Capabilities = declared }()
+	defer liftGuard(ip, func(c *mcp.ClientCapabilities) {
+		el := *c.Elicitation
+		el.URL = &mcp.URLElicitationCapabilities{}
+		c.Elicitation = &el
+	})()
 	r.note("the scenario server asks the client, which declared elicitation without url, for a URL-mode elicitation")
 	ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
 	defer cancel()

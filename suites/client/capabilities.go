@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 )
 
 // capabilityOf is the server capability a client request needs ("" for
@@ -61,6 +62,48 @@ var _ = c.ClientArea("client", func() {
 			t.NA("no initialize of the client got a result")
 		}
 		bad.report(t, "requests only of the capabilities the initialize result declared")
+	})
+})
+
+// serverRequestCapability is the client capability a server request
+// needs ("" for ping and the like).
+var serverRequestCapability = map[string]string{
+	"roots/list": "roots", "sampling/createMessage": "sampling", "elicitation/create": "elicitation",
+}
+
+var _ = c.ClientArea("client", func() {
+	c.It("CLI-029", "a request for a capability the client did not declare gets an error", func(t *c.T) {
+		var bad findings
+		judged := 0
+		for _, r := range t.Runs(nil) {
+			ms := traffic(t, r)
+			for _, m := range ms {
+				if m.client() || m.M == nil || m.M.Kind() != jsonrpc.KindRequest {
+					continue
+				}
+				cp := serverRequestCapability[m.M.Method]
+				caps, ok := clientCaps(ms, m)
+				if cp == "" || !ok {
+					continue
+				}
+				if _, declared := caps[cp]; declared {
+					continue
+				}
+				a, answered := answer(ms, m)
+				if !answered {
+					continue // CLI-022's
+				}
+				judged++
+				t.Judged(r)
+				if !a.M.HasError {
+					bad.add(a, fmt.Sprintf("%s: the client declared no %s capability and answered %s with a result", describeRunOf(r), cp, m.M.Method))
+				}
+			}
+		}
+		if judged == 0 {
+			t.NA("no scenario server's request for a capability the client did not declare was answered (the undeclared-requests scenario sends roots/list, sampling/createMessage and elicitation/create for each one it did not declare)")
+		}
+		bad.report(t, "an error for a roots/list, sampling/createMessage or elicitation/create the client's capabilities do not cover (a client that supports the feature declares it)")
 	})
 })
 

@@ -98,10 +98,9 @@ func elicitMode(params json.RawMessage) string {
 	return p.Mode
 }
 
-// declaredElicitation returns the elicitation capability the client's
-// last initialize on m's connection before m declared (ok false: none,
-// or no initialize).
-func declaredElicitation(ms []msg, m msg) (modes map[string]json.RawMessage, ok bool) {
+// clientCaps returns the capabilities the client's last initialize on
+// m's connection before m declared (ok false: no initialize).
+func clientCaps(ms []msg, m msg) (caps map[string]json.RawMessage, ok bool) {
 	var last *msg
 	for _, x := range initializes(ms) {
 		if x.F.Conn == m.F.Conn && x.F.Seq < m.F.Seq {
@@ -117,7 +116,14 @@ func declaredElicitation(ms []msg, m msg) (modes map[string]json.RawMessage, ok 
 	if json.Unmarshal(last.M.Params, &p) != nil {
 		return nil, false
 	}
-	raw, ok := p.Capabilities["elicitation"]
+	return p.Capabilities, true
+}
+
+// declaredElicitation returns the elicitation capability the client
+// declared before m (ok false: none, or no initialize).
+func declaredElicitation(ms []msg, m msg) (modes map[string]json.RawMessage, ok bool) {
+	caps, _ := clientCaps(ms, m)
+	raw, ok := caps["elicitation"]
 	if !ok || json.Unmarshal(raw, &modes) != nil {
 		return nil, false
 	}
