@@ -31,7 +31,7 @@ func cmdClient(args []string, stdout, stderr io.Writer) int {
 		reportDir   = fs.String("report-dir", "./mcpconform-report", "directory for the reports")
 		reportList  = fs.String("reports", reports.DefaultFormatList(), "comma list of the reports to write in --report-dir (report.json is always written): "+reports.FormatsHelp())
 		timeout     = fs.Duration("timeout", 20*time.Second, "deadline for the client to finish one scenario (it is stopped then)")
-		parallel    = fs.Int("parallel", 4, "scenarios played at once (each to its own client process)")
+		parallel    = fs.Int("parallel", 6, "scenarios played at once (each to its own client process, which mostly waits)")
 		budget      = fs.Duration("budget", 10*time.Minute, "deadline for the whole run")
 		strict      = fs.Bool("strict", false, "WARN fails the run")
 		labelFilter = fs.String("label-filter", "", "Ginkgo label expression selecting checks, e.g. 'level:MUST'")

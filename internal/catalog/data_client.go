@@ -293,6 +293,15 @@ var clientRequirements = []Requirement{
 		Revisions: LegacyRevisions,
 		Source:    `<rev>:client/sampling.mdx "Capabilities"; <rev>:client/elicitation.mdx "Capabilities"; <rev>:client/roots.mdx "Capabilities"`,
 	},
+	{
+		ID:        "CLI-030",
+		Title:     "after junk from the server the client goes on: it answers the next ping",
+		Statement: `A message from the server that is not JSON, or a response whose id names no request of the client's, is ignored: the client keeps its session and answers the ping the server sends next, as it answered the one before (a client that answered none is not judged; the wait adapts to that first answer). Derived: the spec asks both parties to handle a response that arrives for a request no longer awaited (a cancellation race) gracefully, and says nothing of a client that stops; graded as a warning.`,
+		Level:     SHOULD,
+		SpecLevel: "derived SHOULD",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/utilities/cancellation.mdx "Timing Considerations"; JSON-RPC 2.0 "Response object"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks

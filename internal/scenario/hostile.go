@@ -2,6 +2,12 @@ package scenario
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,7 +49,7 @@ func undeclaredRequests(srv *mcp.Server, r *Run) {
 		}
 		ask := func(what string, send func(context.Context)) {
 			r.note("the scenario server sends the client " + what + ", a capability it did not declare")
-			ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+			ctx, cancel := r.awaitClient(ctx)
 			defer cancel()
 			send(ctx)
 		}
@@ -65,3 +71,135 @@ func undeclaredRequests(srv *mcp.Server, r *Run) {
 		}
 	})
 }
+
+// JunkNote starts the transcript note hostile-messages records when its
+// junk goes out (after a first ping the client answered); the server's
+// second ping follows it.
+const JunkNote = "the scenario server sends the client a message that is not JSON and a response to an id it never sent, then pings it"
+
+// junkMessages precede the scenario server's next message in
+// hostile-messages: a JSON-RPC message cut off, and a response to an id
+// the client never sent.
+var junkMessages = [][]byte{
+	[]byte(`{"jsonrpc":"2.0","id":`),
+	[]byte(`{"jsonrpc":"2.0","id":"mcpconform-never-sent","result":{}}`),
+}
+
+// junkThenPing: add_numbers pings the client (the calibration: a client
+// that answers no ping is not judged, and its answer time sets the next
+// wait), sends the junk, pings it again (the barrier CLI-030 judges: a
+// client that went on answers it), and answers. The second ping is awaited
+// 100 times the first one's round trip, at least junkWaitFloor and at most
+// serverRequestWait: a client that died on the junk costs the run that
+// wait, not more; an answer that comes later still counts.
+func junkThenPing(srv *mcp.Server, r *Run) {
+	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
+		if req.Session == nil {
+			return
+		}
+		start := time.Now()
+		pctx, cancel := r.awaitClient(ctx)
+		err := req.Session.Ping(pctx, nil)
+		cancel()
+		if err != nil {
+			r.note("the client did not answer the scenario server's first ping: no junk sent")
+			return
+		}
+		rtt := time.Since(start)
+		wait := min(max(junkWaitFloor, 100*rtt), serverRequestWait)
+		r.note(fmt.Sprintf("%s (its answer awaited %s: the first ping took %s)", JunkNote, wait.Round(time.Millisecond), rtt.Round(time.Microsecond)))
+		r.junkDue.Store(true)
+		pctx, cancel = r.awaitClient(ctx)
+		defer cancel()
+		pctx, cancel2 := context.WithTimeout(pctx, wait)
+		defer cancel2()
+		_ = req.Session.Ping(pctx, nil)
+	})
+}
+
+// junkWaitFloor is the least wait for the answer to the ping after the
+// junk.
+const junkWaitFloor = 250 * time.Millisecond
+
+// withJunk writes the junk, as events of their own, before the next event
+// of an event stream once it is due (HTTP). Then, while the request lasts,
+// it writes an SSE comment every keepAliveEvery: a write that fails means
+// the client dropped the stream (go-sdk v1.8.0 does on the junk), and the
+// scenario server stops waiting for it (Run.clientLost) instead of
+// waiting out serverRequestWait.
+func (r *Run) withJunk(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		next.ServeHTTP(&junkWriter{ResponseWriter: w, run: r, ctx: req.Context()}, req)
+	})
+}
+
+// keepAliveEvery is how often withJunk probes the stream after the junk.
+const keepAliveEvery = 20 * time.Millisecond
+
+type junkWriter struct {
+	http.ResponseWriter
+	run *Run
+	ctx context.Context
+	mu  sync.Mutex
+}
+
+func (j *junkWriter) Unwrap() http.ResponseWriter { return j.ResponseWriter }
+
+func (j *junkWriter) Write(p []byte) (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if strings.HasPrefix(j.Header().Get("Content-Type"), "text/event-stream") && j.run.junkDue.CompareAndSwap(true, false) {
+		for _, m := range junkMessages {
+			if _, err := fmt.Fprintf(j.ResponseWriter, "event: message\ndata: %s\n\n", m); err != nil {
+				return 0, err
+			}
+		}
+		go j.probe()
+	}
+	return j.ResponseWriter.Write(p)
+}
+
+// probe writes an SSE comment every keepAliveEvery until the request ends;
+// a failed write tells the run the client is lost.
+func (j *junkWriter) probe() {
+	tick := time.NewTicker(keepAliveEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-j.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		j.mu.Lock()
+		_, err := io.WriteString(j.ResponseWriter, ": mcpconform\n\n")
+		if err == nil {
+			err = http.NewResponseController(j.ResponseWriter).Flush()
+		}
+		j.mu.Unlock()
+		if err != nil {
+			j.run.lose()
+			return
+		}
+	}
+}
+
+// junkLines writes the junk, a line each, before the scenario server's
+// next line once it is due (stdio).
+type junkLines struct {
+	run  *Run
+	next io.WriteCloser
+	out  io.Writer
+}
+
+func (j *junkLines) Write(p []byte) (int, error) {
+	if j.run.junkDue.CompareAndSwap(true, false) {
+		for _, m := range junkMessages {
+			if _, err := j.out.Write(append(append([]byte{}, m...), '\n')); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return j.next.Write(p)
+}
+
+func (j *junkLines) Close() error { return j.next.Close() }

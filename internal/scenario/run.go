@@ -86,10 +86,46 @@ type Run struct {
 
 	rec      *wire.Recorder
 	exchange atomic.Int64
+	// junkDue: the next message the scenario server writes to the client
+	// is preceded by junkMessages (Scenario.junk; hostile.go).
+	junkDue atomic.Bool
+	// clientGone closes when the client's process ended: the scenario
+	// server's own waits for it end then too (awaitClient).
+	clientGone chan struct{}
+	// clientLost closes when the scenario server saw the client drop its
+	// connection (a write failed: hostile.go); loseOnce guards it.
+	clientLost chan struct{}
+	loseOnce   sync.Once
 	// base is the scenario server's http://127.0.0.1:PORT (both
 	// transports: the canary is served there).
 	base string
 	mu   sync.Mutex
+}
+
+// awaitClient bounds a scenario server's wait for the client's answer to
+// its own request: serverRequestWait, or until the client's process ended
+// or it dropped its connection (a client that died answers nothing, and
+// its run need not wait).
+func (r *Run) awaitClient(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+	go func() {
+		select {
+		case <-r.clientGone:
+			cancel()
+		case <-r.clientLost:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// lose records that the client dropped its connection.
+func (r *Run) lose() {
+	r.loseOnce.Do(func() {
+		r.note("the client dropped the connection (a write to it failed)")
+		close(r.clientLost)
+	})
 }
 
 // note records a harness annotation in the run's transcript.
@@ -98,7 +134,7 @@ func (r *Run) note(text string) { r.rec.Note(r.Conn, text) }
 // Play runs scenario s to the client in revision rev, recording into rec.
 func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev catalog.Revision) *Run {
 	r := &Run{Scenario: s, Revision: rev, Transport: c.Transport, rec: rec, Exit: -1,
-		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev)}
+		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev), clientGone: make(chan struct{}), clientLost: make(chan struct{})}
 	r.From = rec.Seq()
 	defer func() { r.To = rec.Seq() }()
 	defer func() {
@@ -150,6 +186,7 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 	}
 	env = append(env, ua.env())
 	r.runClient(ctx, argv, env, c.Timeout)
+	close(r.clientGone)
 	ua.stop()
 	stop()
 	return r
@@ -169,6 +206,9 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 	}
 	if s.invalidTools {
 		h = r.withInvalidTools(h)
+	}
+	if s.junk {
+		h = r.withJunk(h)
 	}
 	mux := http.NewServeMux()
 	h = r.recordHTTP(h)
@@ -266,7 +306,11 @@ func (r *Run) serveRelay(ctx context.Context, conn net.Conn, token string, n int
 		err := recordLines(&lineGate{rev: rev, to: pw, reply: reply}, conn, in)
 		_ = pw.CloseWithError(err)
 	}()
-	t := &mcp.IOTransport{Reader: pr, Writer: &sdkLines{out: reply}, MaxLineLength: maxMessage}
+	var sdkOut io.WriteCloser = &sdkLines{out: reply}
+	if s.junk {
+		sdkOut = &junkLines{run: r, next: sdkOut, out: reply}
+	}
+	t := &mcp.IOTransport{Reader: pr, Writer: sdkOut, MaxLineLength: maxMessage}
 	srv := s.server(rev, r)
 	ss, err := srv.Connect(ctx, t, nil)
 	if err != nil {

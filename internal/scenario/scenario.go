@@ -58,6 +58,9 @@ type Scenario struct {
 	// auth: the MCP endpoint is a protected resource with a mock
 	// authorization server (auth.go; HTTP).
 	auth *Auth
+	// junk: the scenario server can precede a message with junk
+	// (Run.junkDue; hostile.go).
+	junk bool
 	// pageSize: the server's page size for its lists (0: the SDK's).
 	pageSize int
 	// older: the server supports only the revision before the run's (a
@@ -102,6 +105,8 @@ var All = []*Scenario{
 		About: "test_client_elicitation_defaults first asks a client that declared elicitation without url for a URL-mode elicitation (which it must refuse with -32602), then for the form", setup: elicitURLUndeclared},
 	{Name: "undeclared-requests", Client: "tools_call", Legacy: true,
 		About: "add_numbers first sends the client the server requests of each capability it did not declare (roots/list, sampling/createMessage, elicitation/create): a client answers each with an error", setup: undeclaredRequests},
+	{Name: "hostile-messages", Client: "tools_call", Legacy: true, junk: true,
+		About: "add_numbers pings the client, sends it a message that is not JSON and a response to an id it never sent, then pings it again: a client that ignores the junk answers the second ping as it did the first", setup: junkThenPing},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
 		About: "the session ends (HTTP 404) when the client calls add_numbers: the client must initialize a new session", setup: addNumbers},
 	authScenario("auth/metadata-default", "the 401 challenge names the path-based protected resource metadata; the authorization server's RFC 8414 metadata is at the root of its issuer",
@@ -190,8 +195,9 @@ func Get(name string) (*Scenario, bool) {
 }
 
 // Waits reports whether the scenario waits by design (the SSE retry a
-// reconnecting client honours): such runs start first.
-func (s *Scenario) Waits() bool { return s.reconnect }
+// reconnecting client honours, the ping after hostile-messages' junk):
+// such runs start first.
+func (s *Scenario) Waits() bool { return s.reconnect || s.junk }
 
 // IsAuth reports whether s is an authorization scenario (auth.go).
 func (s *Scenario) IsAuth() bool { return s.auth != nil }
@@ -270,7 +276,7 @@ func pingingAddNumbers(srv *mcp.Server, r *Run) {
 			r.note("the scenario server sends ping to the client")
 			// bounded: a client that never answers ends the call (its
 			// answer, however late, is still recorded and judged)
-			ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+			ctx, cancel := r.awaitClient(ctx)
 			defer cancel()
 			_ = req.Session.Ping(ctx, nil)
 		}
@@ -300,7 +306,7 @@ func rootsAddNumbers(srv *mcp.Server, r *Run) {
 	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
 		if req.Session != nil {
 			r.note("the scenario server asks the client for its roots")
-			ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+			ctx, cancel := r.awaitClient(ctx)
 			defer cancel()
 			_, _ = req.Session.ListRoots(ctx, nil)
 		}
@@ -369,7 +375,7 @@ func askURLMode(ctx context.Context, ss *mcp.ServerSession, r *Run) {
 		c.Elicitation = &el
 	})()
 	r.note("the scenario server asks the client, which declared elicitation without url, for a URL-mode elicitation")
-	ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+	ctx, cancel := r.awaitClient(ctx)
 	defer cancel()
 	_, _ = ss.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: "Open this page to go on", URL: r.base + ElicitURLPath, ElicitationID: "mcpconform-url-1"})
 }
@@ -382,7 +388,7 @@ func elicitDefaults(srv *mcp.Server, r *Run) {
 		InputSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
 			r.note("the scenario server asks the client for a form whose fields have defaults (elicitation/create)")
-			ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
+			ctx, cancel := r.awaitClient(ctx)
 			defer cancel()
 			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Test client default value handling - please accept with defaults", RequestedSchema: elicitDefaultsSchema})
 			text := "elicitation: "
