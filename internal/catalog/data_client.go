@@ -511,6 +511,16 @@ var clientAuthRequirements = []Requirement{
 		Transports: []string{HTTP},
 		Source:     `<rev>:basic/authorization.mdx "Token Handling"; 26:basic/authorization/index.mdx "Token Handling"`,
 	},
+	{
+		ID:         "CAUTH-021",
+		Title:      "an authorization URL of a dangerous scheme is rejected, never opened",
+		Statement:  `MCP clients must validate authorization URLs: only http and https are allowed, and javascript:, data:, file:, vbscript: and other dangerous schemes are rejected. Authorization server metadata whose authorization_endpoint is a javascript: or a file: URL is never opened in a browser (the harness's $BROWSER records every URL a client opens; a client that opens none is judged by what it does not open).`,
+		Level:      MUST,
+		SpecLevel:  "MUST",
+		Revisions:  authRevisions,
+		Transports: []string{HTTP},
+		Source:     `docs/docs/<rev>/tutorials/security/security_best_practices.mdx "OAuth Authorization URL Validation"`,
+	},
 }
 
 // the client table follows the server table (package variables are

@@ -89,7 +89,20 @@ type Auth struct {
 	// ASScopes is the authorization server metadata's scopes_supported
 	// (nil: none), where offline_access may be offered (SEP-2207).
 	ASScopes []string
+	// AuthorizeURL replaces the metadata's authorization_endpoint ("": the
+	// server's own): a URL of a scheme the client must refuse to open
+	// (JavascriptAuthorizeURL, FileAuthorizeURL).
+	AuthorizeURL string
 }
+
+// The authorization_endpoint of auth/authorization-url-javascript and
+// auth/authorization-url-file: URLs a client must reject rather than open
+// (the security best practices' OAuth authorization URL validation:
+// http and https only).
+const (
+	JavascriptAuthorizeURL = "javascript:alert(document.domain)//mcpconform"
+	FileAuthorizeURL       = "file:///etc/passwd"
+)
 
 // OfflineAccess is the scope that asks for a refresh token (SEP-2207).
 const OfflineAccess = "offline_access"
@@ -479,6 +492,9 @@ func (ar *AuthRun) serveAS(n int, w http.ResponseWriter, req *http.Request) {
 		}
 		if ar.Spec.TokenAuth != "" {
 			doc["token_endpoint_auth_methods_supported"] = []string{ar.Spec.TokenAuth}
+		}
+		if ar.Spec.AuthorizeURL != "" && n == 1 {
+			doc["authorization_endpoint"] = ar.Spec.AuthorizeURL
 		}
 		if ar.Spec.IssAdvertised {
 			doc["authorization_response_iss_parameter_supported"] = true

@@ -157,8 +157,21 @@ var All = []*Scenario{
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic"}, ASScopes: []string{"mcp:basic", OfflineAccess}})),
 	modernAuth(authScenario("auth/offline-access-not-supported", "the authorization server's metadata lists scopes without offline_access: the client does not ask for it",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ChallengeScope: "mcp:basic", Scopes: []string{"mcp:basic", "mcp:read"}, ASScopes: []string{"mcp:basic", "mcp:read"}})),
+	refusedAuthorizeURL("auth/authorization-url-javascript", JavascriptAuthorizeURL),
+	refusedAuthorizeURL("auth/authorization-url-file", FileAuthorizeURL),
 	modernAuth(authScenario("auth/resource-mismatch", "the protected resource metadata names another resource than the MCP server: the client must not use it (it cannot authorize)",
 		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, ResourceMismatch: true})),
+}
+
+// refusedAuthorizeURL is an authorization scenario whose metadata names
+// a dangerous authorization_endpoint: the client is told to run
+// auth/metadata-default (a client written for the official harness
+// authorizes as usual) and must refuse the URL.
+func refusedAuthorizeURL(name, u string) *Scenario {
+	s := authScenario(name, "the authorization server metadata's authorization_endpoint is "+u+": the client must reject the URL, never open it (it cannot authorize)",
+		&Auth{Header: PRMPath, PRM: PRMPath, Meta: MetaOAuth, AuthorizeURL: u})
+	s.Client = "auth/metadata-default"
+	return s
 }
 
 // modernAuth plays an authorization scenario in 2026-07-28 only (the
