@@ -97,6 +97,14 @@ func (f *fakeConn) Recv(ctx context.Context) (wire.Frame, error) {
 	case fr := <-f.frames:
 		return fr, nil
 	case <-f.closed:
+		// a frame pushed just before Close, while Recv was between its
+		// two selects, is still delivered first (this select picks at
+		// random among ready cases)
+		select {
+		case fr := <-f.frames:
+			return fr, nil
+		default:
+		}
 		return wire.Frame{}, wire.ErrClosed
 	case <-ctx.Done():
 		return wire.Frame{}, fmt.Errorf("%w: %v", wire.ErrTimeout, ctx.Err())

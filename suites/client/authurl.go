@@ -31,11 +31,7 @@ var _ = c.ClientArea("client", func() {
 			judged++
 			t.Judged(r)
 			scheme, _, _ := strings.Cut(bad, ":")
-			for _, f := range t.Env.Recorder().OnConn(r.From, r.Conn) {
-				if f.Seq <= r.To && f.Kind == wire.KindNote && strings.HasPrefix(f.Note, browserNote) && strings.Contains(f.Note, scheme+":") {
-					opened = append(opened, f)
-				}
-			}
+			opened = append(opened, notes(t, r, r.Conn, browserNote, scheme+":")...)
 		}
 		if judged == 0 {
 			t.NA(notTried + "; or it never read the authorization server metadata of auth/authorization-url-javascript or -file")

@@ -134,11 +134,7 @@ var _ = c.ClientArea("client", func() {
 			}
 			judged++
 			t.Judged(r)
-			for _, f := range t.Env.Recorder().OnConn(r.From, r.AuthConn) {
-				if f.Seq <= r.To && f.Kind == wire.KindNote && strings.HasPrefix(f.Note, scenario.ForeignTokenNote) {
-					foreign = append(foreign, f)
-				}
-			}
+			foreign = append(foreign, notes(t, r, r.AuthConn, scenario.ForeignTokenNote)...)
 		}
 		if judged == 0 {
 			t.NA(notTried + "; or it presented no bearer token to the MCP server")

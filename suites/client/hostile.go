@@ -2,12 +2,10 @@ package client
 
 import (
 	"fmt"
-	"strings"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
 	"github.com/mcpconform/mcpconform/internal/scenario"
-	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
 // The hostile scenario servers' checks (internal/scenario/hostile.go):
@@ -19,16 +17,11 @@ var _ = c.ClientArea("client", func() {
 		judged := 0
 		for _, r := range t.Runs(func(s *scenario.Scenario) bool { return s.Name == "hostile-messages" }) {
 			ms := traffic(t, r)
-			var junkAt int64 = -1
-			for _, f := range t.Env.Recorder().OnConn(r.From, r.Conn) {
-				if f.Seq <= r.To && f.Kind == wire.KindNote && strings.HasPrefix(f.Note, scenario.JunkNote) {
-					junkAt = f.Seq
-					break
-				}
-			}
-			if junkAt < 0 {
+			junk := notes(t, r, r.Conn, scenario.JunkNote)
+			if len(junk) == 0 {
 				continue // the client never called add_numbers, or answered no first ping
 			}
+			junkAt := junk[0].Seq
 			for _, m := range ms {
 				if m.F.Seq < junkAt || m.client() || m.M == nil || m.M.Kind() != jsonrpc.KindRequest || m.M.Method != "ping" {
 					continue

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"strings"
-
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/scenario"
 	"github.com/mcpconform/mcpconform/internal/wire"
@@ -19,11 +17,7 @@ var _ = c.ClientArea("client", func() {
 					t.Judged(r)
 				}
 			}
-			for _, f := range t.Env.Recorder().OnConn(r.From, r.Conn) {
-				if f.Seq <= r.To && f.Kind == wire.KindNote && strings.HasPrefix(f.Note, scenario.CanaryNote) {
-					fetched = append(fetched, f)
-				}
-			}
+			fetched = append(fetched, notes(t, r, r.Conn, scenario.CanaryNote)...)
 		}
 		if len(fetched) > 0 {
 			t.Evidence(fetched...)

@@ -261,3 +261,22 @@ func (f *findings) report(t *c.T, expected string) {
 	evidence(t, f.ms)
 	t.Violation(expected, describe(f.ms), "%s", joinFirst(f.why))
 }
+
+// notes are the harness's notes on conn during run r that start with
+// prefix and contain every one of also.
+func notes(t *c.T, r *scenario.Run, conn, prefix string, also ...string) []wire.Frame {
+	var out []wire.Frame
+	for _, f := range t.Env.Recorder().OnConn(r.From, conn) {
+		if f.Seq > r.To || f.Kind != wire.KindNote || !strings.HasPrefix(f.Note, prefix) {
+			continue
+		}
+		all := true
+		for _, a := range also {
+			all = all && strings.Contains(f.Note, a)
+		}
+		if all {
+			out = append(out, f)
+		}
+	}
+	return out
+}
