@@ -39,6 +39,7 @@ func cmdClient(args []string, stdout, stderr io.Writer) int {
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run")
 		quiet       = fs.Bool("quiet", false, "no progress lines")
+		scenarios   = fs.String("scenarios", "", "comma list of glob patterns of the scenarios to play, e.g. 'auth/*,tools_call' (default: all)")
 		blackBox    = fs.Bool("black-box", false, "play one scenario server with every feature (for a host with no per-scenario adapter: it is judged on whatever it does) instead of the official harness's scenarios")
 	)
 	fs.Var(&envs, "env", "extra environment variable NAME=value for the client (repeatable)")
@@ -51,6 +52,15 @@ func cmdClient(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	c := scenario.Client{Argv: argv, Env: envs, Timeout: *timeout, BlackBox: *blackBox}
+	if *scenarios != "" {
+		for _, p := range strings.Split(*scenarios, ",") {
+			c.Scenarios = append(c.Scenarios, strings.TrimSpace(p))
+		}
+		if p, err := scenario.CheckPatterns(c.Scenarios); err != nil {
+			fmt.Fprintf(stderr, "mcpconform client: --scenarios %q: %v\n", p, err)
+			return exitUsage
+		}
+	}
 	switch *transport {
 	case "auto":
 		c.Transport = wire.HTTP

@@ -100,7 +100,7 @@ func PlayClient(ctx context.Context, env *Env, c scenario.Client, parallel int) 
 	}
 	var jobs []job
 	for _, rev := range env.Revisions {
-		ss := scenario.For(rev, c.Transport, c.BlackBox)
+		ss := slices.DeleteFunc(scenario.For(rev, c.Transport, c.BlackBox), func(s *scenario.Scenario) bool { return !c.Plays(s) })
 		cr.Runs[rev] = make([]*scenario.Run, len(ss))
 		for i, s := range ss {
 			jobs = append(jobs, job{rev, s, i})

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +47,40 @@ type Client struct {
 	// BlackBox plays the one scenario with every feature (a host with no
 	// per-scenario adapter) instead of the official harness's scenarios.
 	BlackBox bool
+	// Scenarios are glob patterns (path.Match) of the scenarios to play
+	// (none: all).
+	Scenarios []string
+}
+
+// Plays reports whether the client's scenario selection includes s.
+func (c Client) Plays(s *Scenario) bool {
+	if len(c.Scenarios) == 0 {
+		return true
+	}
+	for _, p := range c.Scenarios {
+		if ok, _ := path.Match(p, s.Name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckPatterns reports a pattern of the selection that is malformed or
+// matches no scenario ("" and nil: all good).
+func CheckPatterns(patterns []string) (string, error) {
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return p, err
+		}
+		if !slices.ContainsFunc(All, func(s *Scenario) bool { ok, _ := path.Match(p, s.Name); return ok }) {
+			var names []string
+			for _, s := range All {
+				names = append(names, s.Name)
+			}
+			return p, fmt.Errorf("it names no scenario (the scenarios: %s)", strings.Join(names, ", "))
+		}
+	}
+	return "", nil
 }
 
 // Placeholders in Client.Argv.
