@@ -31,6 +31,12 @@ import (
 // eraRefusal is the scenario server's answer to a message of the other
 // era (nil: none, serve it): the JSON-RPC answer and the HTTP status.
 func eraRefusal(rev catalog.Revision, body []byte, inSession bool) (answer []byte, status int) {
+	return eraRefusalCode(rev, body, inSession, -32601)
+}
+
+// eraRefusalCode is eraRefusal with the error code a legacy server
+// answers server/discover with.
+func eraRefusalCode(rev catalog.Revision, body []byte, inSession bool, discoverCode int) (answer []byte, status int) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -47,7 +53,8 @@ func eraRefusal(rev catalog.Revision, body []byte, inSession bool) (answer []byt
 		data, _ := json.Marshal(map[string]any{"supported": []string{string(catalog.Modern)}, "requested": m.Params.ProtocolVersion})
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"Unsupported protocol version","data":%s}}`, m.ID, data), http.StatusBadRequest
 	case rev.IsLegacy() && m.Method == "server/discover" && hasID && !inSession:
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID), http.StatusBadRequest
+		msg := map[int]string{-32601: "Method not found", -32602: "Invalid params"}[discoverCode]
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, m.ID, discoverCode, msg), http.StatusBadRequest
 	}
 	return nil, 0
 }
@@ -77,10 +84,12 @@ func (r *Run) eraGate(rev catalog.Revision, next http.Handler) http.Handler {
 // answers the other era's opening itself (eraRefusal) on reply, which it
 // shares with the server's own writes one whole line at a time.
 type lineGate struct {
-	rev   catalog.Revision
-	to    io.Writer
-	reply *lineWriter
-	buf   []byte
+	rev catalog.Revision
+	// discoverCode answers server/discover in a legacy run (-32601 …)
+	discoverCode int
+	to           io.Writer
+	reply        *lineWriter
+	buf          []byte
 }
 
 func (g *lineGate) Write(p []byte) (int, error) {
@@ -91,7 +100,7 @@ func (g *lineGate) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		line := g.buf[:i+1]
-		if answer, _ := eraRefusal(g.rev, line, false); answer != nil {
+		if answer, _ := eraRefusalCode(g.rev, line, false, g.discoverCode); answer != nil {
 			if _, err := g.reply.Write(append(answer, '\n')); err != nil {
 				return 0, err
 			}

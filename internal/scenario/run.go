@@ -339,7 +339,11 @@ func (r *Run) serveRelay(ctx context.Context, conn net.Conn, token string, n int
 	pr, pw := io.Pipe()
 	reply := &lineWriter{w: io.MultiWriter(out, conn)}
 	go func() {
-		err := recordLines(&lineGate{rev: rev, to: pw, reply: reply}, conn, in)
+		code := s.discoverError
+		if code == 0 {
+			code = -32601
+		}
+		err := recordLines(&lineGate{rev: rev, discoverCode: code, to: pw, reply: reply}, conn, in)
 		_ = pw.CloseWithError(err)
 	}()
 	var sdkOut io.WriteCloser = &sdkLines{out: reply}

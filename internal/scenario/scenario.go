@@ -34,8 +34,12 @@ type Scenario struct {
 	About string
 	// Legacy and Modern: the eras it is played in.
 	Legacy, Modern bool
-	// HTTPOnly: only over Streamable HTTP.
-	HTTPOnly bool
+	// HTTPOnly: only over Streamable HTTP; StdioOnly: only over stdio.
+	HTTPOnly, StdioOnly bool
+	// discoverError is the JSON-RPC error code a legacy scenario server
+	// answers server/discover with over stdio (0: -32601, Method not
+	// found); the stdio transport names -32601 and -32602 as common.
+	discoverError int
 	// setup adds the scenario's features to the server of one run.
 	setup func(s *mcp.Server, r *Run)
 	// expire: the first tools/call naming a session gets HTTP 404 (the
@@ -107,6 +111,8 @@ var All = []*Scenario{
 		About: "add_numbers first sends the client the server requests of each capability it did not declare (roots/list, sampling/createMessage, elicitation/create): a client answers each with an error", setup: undeclaredRequests},
 	{Name: "hostile-messages", Client: "tools_call", Legacy: true, junk: true,
 		About: "add_numbers pings the client, sends it a message that is not JSON and a response to an id it never sent, then pings it again: a client that ignores the junk answers the second ping as it did the first", setup: junkThenPing},
+	{Name: "discover-invalid-params", Client: "tools_call", Legacy: true, StdioOnly: true, discoverError: -32602,
+		About: "a legacy stdio server that answers the server/discover probe with -32602 (Invalid params), not -32601: a dual-era client falls back to initialize all the same", setup: addNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
 		About: "the session ends (HTTP 404) when the client calls add_numbers: the client must initialize a new session", setup: addNumbers},
 	authScenario("auth/metadata-default", "the 401 challenge names the path-based protected resource metadata; the authorization server's RFC 8414 metadata is at the root of its issuer",
@@ -217,7 +223,7 @@ func (s *Scenario) IsAuth() bool { return s.auth != nil }
 
 // Applies reports whether the scenario is played in rev over transport.
 func (s *Scenario) Applies(rev catalog.Revision, transport string) bool {
-	if s.HTTPOnly && transport != wire.HTTP {
+	if s.HTTPOnly && transport != wire.HTTP || s.StdioOnly && transport != wire.Stdio {
 		return false
 	}
 	if s.since != "" && rev < s.since {

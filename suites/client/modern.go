@@ -2,6 +2,8 @@ package client
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 )
@@ -56,5 +58,41 @@ var _ = c.ClientArea("client", func() {
 			t.Violation(`params._meta["`+MetaClientInfo+`"] with name and version`, describe(bad),
 				"%d request(s) of the client carry no clientInfo (the first: %s)", len(bad), bad[0].M.Method)
 		}
+	})
+})
+
+// modernErrorCodes are the JSON-RPC errors by which a server shows it is
+// modern (2026-07-28 versioning): a client that gets one to its probe
+// does not fall back to initialize.
+var modernErrorCodes = map[int64]bool{-32022: true}
+
+var _ = c.ClientArea("client", func() {
+	c.It("CLI-031", "after a legacy error to its server/discover probe the client falls back to initialize", func(t *c.T) {
+		var bad findings
+		judged := 0
+		for _, r := range t.Runs(nil) {
+			ms := traffic(t, r)
+			reqs := requests(ms)
+			for _, conn := range r.Conns {
+				i := slices.IndexFunc(reqs, func(m msg) bool { return m.F.Conn == conn })
+				if i < 0 || reqs[i].M.Method != "server/discover" || !modernShaped(reqs[i].M) {
+					continue // no probe on this connection
+				}
+				probe := reqs[i]
+				a, ok := answer(ms, probe)
+				if !ok || !a.M.HasError || a.M.Error == nil || modernErrorCodes[a.M.Error.Code] {
+					continue // a modern answer, or none (a timeout is the client's to choose)
+				}
+				judged++
+				t.Judged(r)
+				if !slices.ContainsFunc(reqs[i+1:], func(m msg) bool { return m.F.Conn == conn && m.M.Method == "initialize" }) {
+					bad.add(a, fmt.Sprintf("%s: the server/discover probe got error %d (a legacy server's) and the client never sent initialize", describeRunOf(r), a.M.Error.Code))
+				}
+			}
+		}
+		if judged == 0 {
+			t.NA("the client probed no legacy stdio server with server/discover (it is not dual-era, or opened with initialize)")
+		}
+		bad.report(t, "initialize after any error to the probe that is not a recognized modern one (the fallback is not keyed to one code)")
 	})
 })
