@@ -305,7 +305,7 @@ var clientRequirements = []Requirement{
 	{
 		ID:         "CLI-031",
 		Title:      "after a legacy error to its server/discover probe the client falls back",
-		Statement:  `A dual-era client that probes a stdio server with server/discover and gets an error that is not a recognized modern one (such as -32022) treats the server as legacy and sends initialize: the fallback must not be keyed to one specific error code (legacy servers answer -32601, -32602 or others). Judged on the legacy scenario servers, one of which answers the probe with -32602.`,
+		Statement:  `A dual-era client that probes a stdio server with server/discover and gets an error that is not a recognized modern one (such as -32022) treats the server as legacy and sends initialize (on that connection, or to a server process it starts anew): the fallback must not be keyed to one specific error code (legacy servers answer -32601, -32602 or others). Judged on the legacy scenario servers, one of which answers the probe with -32602.`,
 		Level:      MUST,
 		SpecLevel:  "MUST NOT",
 		Revisions:  revs(R20251125),

@@ -85,7 +85,9 @@ var _ = c.ClientArea("client", func() {
 				}
 				judged++
 				t.Judged(r)
-				if !slices.ContainsFunc(reqs[i+1:], func(m msg) bool { return m.F.Conn == conn && m.M.Method == "initialize" }) {
+				// on the same connection, or on a server process the
+				// client started anew for it
+				if !slices.ContainsFunc(reqs, func(m msg) bool { return m.F.Seq > a.F.Seq && m.M.Method == "initialize" }) {
 					bad.add(a, fmt.Sprintf("%s: the server/discover probe got error %d (a legacy server's) and the client never sent initialize", describeRunOf(r), a.M.Error.Code))
 				}
 			}
