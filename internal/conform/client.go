@@ -58,12 +58,8 @@ func (t *T) Runs(keep func(*scenario.Scenario) bool) []*scenario.Run {
 		if r.Err != nil {
 			t.Error("scenario %s: %v", r.Scenario.Name, r.Err)
 		}
-		for _, conn := range r.Conns {
-			t.attach(conn, r.From, r.To)
-		}
-		if r.Auth != nil {
-			t.attach(r.AuthConn, r.From, r.To)
-			t.attach(r.ASConn, r.From, r.To)
+		if !slices.Contains(t.runs, r) {
+			t.runs = append(t.runs, r)
 		}
 		out = append(out, r)
 	}
@@ -80,6 +76,33 @@ func (t *T) Judged(r *scenario.Run) {
 	name := r.Scenario.Name
 	if !slices.Contains(t.out.Judged, name) {
 		t.out.Judged = append(t.out.Judged, name)
+	}
+}
+
+// attachRuns puts in the check's transcript the traffic of the scenario
+// runs it judged (Judged) and of those its evidence is in; an ERROR keeps
+// every run it looked at. A run it only looked at is left out: the report
+// holds each run's traffic under the checks that judged it, not under all
+// seventy.
+func (t *T) attachRuns() {
+	for _, r := range t.runs {
+		keep := t.out.Verdict == ERROR || slices.Contains(t.out.Judged, r.Scenario.Name)
+		for _, seq := range t.out.Evidence {
+			keep = keep || seq > r.From && seq <= r.To
+		}
+		if !keep {
+			continue
+		}
+		for _, conn := range r.Conns {
+			t.attach(conn, r.From, r.To)
+		}
+		if r.Auth != nil {
+			t.attach(r.AuthConn, r.From, r.To)
+			t.attach(r.ASConn, r.From, r.To)
+			if r.AS2Conn != "" {
+				t.attach(r.AS2Conn, r.From, r.To)
+			}
+		}
 	}
 }
 

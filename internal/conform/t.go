@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/judge"
+	"github.com/mcpconform/mcpconform/internal/scenario"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -43,6 +44,9 @@ type T struct {
 	timedOut []string
 	// rerun: this is that re-run.
 	rerun bool
+	// runs are the scenario runs a client check looked at (Runs): their
+	// traffic joins its transcript when it judged them (attachRuns).
+	runs []*scenario.Run
 }
 
 func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {
@@ -296,6 +300,7 @@ func (t *T) finish() {
 			t.out.Message = n
 		}
 	}
+	t.attachRuns()
 	// The reports keep a body's first 16 KiB (result.MaxBodyInReport):
 	// the outcome shares the recorder's payloads, cut just past that.
 	switch {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
@@ -60,9 +61,16 @@ func (m msg) quote() string {
 	return fmt.Sprintf("#%d %s", m.F.Seq, c.Clip(m.F.Raw))
 }
 
+// runTraffic caches traffic by run: a run's frames are fixed once it was
+// played, and some seventy checks read each run (read-only).
+var runTraffic sync.Map // *scenario.Run → []msg
+
 // traffic returns every frame of the run's connections with a payload or
 // an HTTP head, in order, decoded.
 func traffic(t *c.T, r *scenario.Run) []msg {
+	if v, ok := runTraffic.Load(r); ok {
+		return v.([]msg)
+	}
 	var out []msg
 	for _, f := range t.Env.Recorder().Since(r.From, 0) {
 		if f.Seq > r.To {
@@ -77,6 +85,7 @@ func traffic(t *c.T, r *scenario.Run) []msg {
 		}
 		out = append(out, m)
 	}
+	runTraffic.Store(r, out)
 	return out
 }
 
