@@ -181,13 +181,29 @@ func TestSeqFindsLifecycleDefects(t *testing.T) {
 
 // The fuzzer finds nothing on the reference fixture, in both eras and over
 // both transports (its false-positive guard).
+// confirmed are the findings that showed again when their case was re-run:
+// an unconfirmed one is the campaign's own WARN ("not reproduced"), which
+// a loaded machine can cause (an answer slower than the patience after
+// the barrier, over HTTP where requests do not queue behind each other).
+func confirmed(t *testing.T, fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Unconfirmed {
+			t.Logf("unconfirmed (a WARN, not a finding of the reference): %s %s: %s", f.Requirement, f.Signature(), f.Detail)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 func TestReferenceHasNoFinding(t *testing.T) {
 	for _, rev := range []catalog.Revision{"", catalog.LatestLegacy} {
 		t.Run("stdio/"+string(rev), func(t *testing.T) {
 			// The case count decides; the duration only bounds a hung
 			// campaign (a loaded machine runs fewer cases a second).
 			res := campaign(t, stdioTarget(), Config{Revision: rev, Checks: 30, Duration: 5 * time.Minute})
-			if len(res.Findings) > 0 || res.Cases < (len(Properties())-len(res.Skipped))*30 || len(res.Skipped) > 1 {
+			if len(confirmed(t, res.Findings)) > 0 || res.Cases < (len(Properties())-len(res.Skipped))*30 || len(res.Skipped) > 1 {
 				t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 			}
 		})
@@ -200,7 +216,7 @@ func TestReferenceHasNoFinding(t *testing.T) {
 		defer stop()
 		tg := &target.Target{URL: url, Timeout: 2 * time.Second, Recorder: wire.NewRecorder(wire.NewRedactor())}
 		res := campaign(t, tg, Config{Checks: 30, Duration: 5 * time.Minute})
-		if len(res.Findings) > 0 || res.Cases < len(Properties())*30 || len(res.Skipped) > 0 {
+		if len(confirmed(t, res.Findings)) > 0 || res.Cases < len(Properties())*30 || len(res.Skipped) > 0 {
 			t.Fatalf("%d cases, findings: %+v", res.Cases, res.Findings)
 		}
 	})
