@@ -312,6 +312,15 @@ var clientRequirements = []Requirement{
 		Transports: []string{Stdio},
 		Source:     `26:basic/transports/stdio.mdx "Backward Compatibility"; 26:basic/versioning.mdx "Backward Compatibility with Initialization-Based Versions"`,
 	},
+	{
+		ID:        "CLI-032",
+		Title:     "after UnsupportedProtocolVersionError the client retries with a listed version",
+		Statement: `The client should select a mutually supported version from the supported list of an UnsupportedProtocolVersionError (-32022) and retry the request: the version-negotiation scenario rejects the client's first request listing 2026-07-28, and the client sends that request again with it (falling back to initialize, or retrying with another version, is not selecting from the list).`,
+		Level:     SHOULD,
+		SpecLevel: "SHOULD",
+		Revisions: revs(R20260728),
+		Source:    `26:basic/versioning.mdx "Protocol Version Negotiation"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks

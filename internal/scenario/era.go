@@ -59,12 +59,47 @@ func eraRefusalCode(rev catalog.Revision, body []byte, inSession bool, discoverC
 	return nil, 0
 }
 
+// SimulatedRejectionNote starts the note of a scenario that answers the
+// client's first 2026-07-28 request with UnsupportedProtocolVersionError
+// (Scenario.rejectFirst).
+const SimulatedRejectionNote = "the scenario server answers the client's first request with UnsupportedProtocolVersionError (-32022), supported: [2026-07-28]"
+
+// simulatedRejection is the -32022 answer to the first modern request of a
+// run whose scenario rejects it (nil: not that request), once a run.
+func (r *Run) simulatedRejection(body []byte) []byte {
+	if r == nil || r.Scenario == nil || !r.Scenario.rejectFirst {
+		return nil
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
+		return nil
+	}
+	var requested string
+	if json.Unmarshal(m.Params.Meta["io.modelcontextprotocol/protocolVersion"], &requested) != nil || !r.rejected.CompareAndSwap(false, true) {
+		return nil
+	}
+	r.note(SimulatedRejectionNote)
+	data, _ := json.Marshal(map[string]any{"supported": []string{string(catalog.Modern)}, "requested": requested})
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"Unsupported protocol version","data":%s}}`, m.ID, data)
+}
+
 // eraGate answers the other era's opening over HTTP (eraRefusal); a
 // legacy server's answer to a request outside a session is the
 // TypeScript SDK v1's 400 without the request's id.
 func (r *Run) eraGate(rev catalog.Revision, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method == http.MethodPost {
+			if answer := r.simulatedRejection(peekBody(req)); answer != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write(answer)
+				return
+			}
 			answer, status := eraRefusal(rev, peekBody(req), req.Header.Get("Mcp-Session-Id") != "")
 			if rev.IsLegacy() && answer != nil {
 				answer = []byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`)
@@ -84,6 +119,7 @@ func (r *Run) eraGate(rev catalog.Revision, next http.Handler) http.Handler {
 // answers the other era's opening itself (eraRefusal) on reply, which it
 // shares with the server's own writes one whole line at a time.
 type lineGate struct {
+	run *Run
 	rev catalog.Revision
 	// discoverCode answers server/discover in a legacy run (-32601 …)
 	discoverCode int
@@ -100,7 +136,11 @@ func (g *lineGate) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		line := g.buf[:i+1]
-		if answer, _ := eraRefusalCode(g.rev, line, false, g.discoverCode); answer != nil {
+		answer := g.run.simulatedRejection(line)
+		if answer == nil {
+			answer, _ = eraRefusalCode(g.rev, line, false, g.discoverCode)
+		}
+		if answer != nil {
 			if _, err := g.reply.Write(append(answer, '\n')); err != nil {
 				return 0, err
 			}

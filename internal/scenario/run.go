@@ -125,6 +125,8 @@ type Run struct {
 	// junkDue: the next message the scenario server writes to the client
 	// is preceded by junkMessages (Scenario.junk; hostile.go).
 	junkDue atomic.Bool
+	// rejected: the scenario's simulated -32022 went out (rejectFirst).
+	rejected atomic.Bool
 	// clientGone closes when the client's process ended: the scenario
 	// server's own waits for it end then too (awaitClient).
 	clientGone chan struct{}
@@ -343,7 +345,7 @@ func (r *Run) serveRelay(ctx context.Context, conn net.Conn, token string, n int
 		if code == 0 {
 			code = -32601
 		}
-		err := recordLines(&lineGate{rev: rev, discoverCode: code, to: pw, reply: reply}, conn, in)
+		err := recordLines(&lineGate{run: r, rev: rev, discoverCode: code, to: pw, reply: reply}, conn, in)
 		_ = pw.CloseWithError(err)
 	}()
 	var sdkOut io.WriteCloser = &sdkLines{out: reply}

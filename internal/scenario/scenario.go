@@ -62,6 +62,9 @@ type Scenario struct {
 	// auth: the MCP endpoint is a protected resource with a mock
 	// authorization server (auth.go; HTTP).
 	auth *Auth
+	// rejectFirst: the client's first 2026-07-28 request gets
+	// UnsupportedProtocolVersionError, supported [2026-07-28] (era.go).
+	rejectFirst bool
 	// junk: the scenario server can precede a message with junk
 	// (Run.junkDue; hostile.go).
 	junk bool
@@ -83,6 +86,8 @@ var All = []*Scenario{
 		About: "a server with the tool add_numbers: the client lists the tools and calls it", setup: addNumbers},
 	{Name: "request-metadata", Client: "request-metadata", Modern: true,
 		About: "a 2026-07-28 server: the client discovers it and sends its requests with the per-request metadata", setup: addNumbers},
+	{Name: "version-negotiation", Client: "request-metadata", Modern: true, rejectFirst: true,
+		About: "the client's first request gets UnsupportedProtocolVersionError (-32022) listing 2026-07-28 as supported: the client retries with a version from the list", setup: addNumbers},
 	{Name: "http-standard-headers", Client: "http-standard-headers", Modern: true, HTTPOnly: true,
 		About: "a tool, a resource and a prompt: the client's POSTs carry Mcp-Method and Mcp-Name", setup: everyFeature},
 	{Name: "sep-2322-client-request-state", Client: "sep-2322-client-request-state", Modern: true,

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpconform/mcpconform/internal/catalog"
 	c "github.com/mcpconform/mcpconform/internal/conform"
+	"github.com/mcpconform/mcpconform/internal/scenario"
 )
 
 func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
@@ -96,5 +98,49 @@ var _ = c.ClientArea("client", func() {
 			t.NA("the client probed no legacy stdio server with server/discover (it is not dual-era, or opened with initialize)")
 		}
 		bad.report(t, "initialize after any error to the probe that is not a recognized modern one (the fallback is not keyed to one code)")
+	})
+})
+
+var _ = c.ClientArea("client", func() {
+	c.It("CLI-032", "after UnsupportedProtocolVersionError the client retries with a listed version", func(t *c.T) {
+		var bad findings
+		judged := 0
+		for _, r := range t.Runs(nil) {
+			if len(notes(t, r, r.Conn, scenario.SimulatedRejectionNote)) == 0 {
+				continue
+			}
+			ms := traffic(t, r)
+			reqs := requests(ms)
+			i := slices.IndexFunc(reqs, func(m msg) bool {
+				a, ok := answer(ms, m)
+				return ok && a.M.HasError && a.M.Error != nil && a.M.Error.Code == -32022
+			})
+			if i < 0 {
+				continue
+			}
+			judged++
+			t.Judged(r)
+			rejected := reqs[i]
+			var retry *msg
+			for j := i + 1; j < len(reqs); j++ {
+				if reqs[j].M.Method == rejected.M.Method || reqs[j].M.Method == "initialize" {
+					retry = &reqs[j]
+					break
+				}
+			}
+			switch {
+			case retry == nil:
+				a, _ := answer(ms, rejected)
+				bad.add(a, fmt.Sprintf("%s: the client's %s got UnsupportedProtocolVersionError listing %s as supported, and it did not retry", describeRunOf(r), rejected.M.Method, catalog.Modern))
+			case retry.M.Method == "initialize":
+				bad.add(*retry, fmt.Sprintf("%s: after UnsupportedProtocolVersionError listing %s as supported, the client fell back to initialize, a version the server did not list", describeRunOf(r), catalog.Modern))
+			case metaString(retry.M, MetaProtocolVersion) != string(catalog.Modern):
+				bad.add(*retry, fmt.Sprintf("%s: after UnsupportedProtocolVersionError listing %s as supported, the client retried %s with version %q", describeRunOf(r), catalog.Modern, retry.M.Method, metaString(retry.M, MetaProtocolVersion)))
+			}
+		}
+		if judged == 0 {
+			t.NA("no first request of the client got the version-negotiation scenario's UnsupportedProtocolVersionError")
+		}
+		bad.report(t, "a retry of the request with a version from the error's supported list")
 	})
 })
