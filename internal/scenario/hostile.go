@@ -39,8 +39,11 @@ func liftGuard(ip *mcp.InitializeParams, grant func(*mcp.ClientCapabilities)) (r
 func undeclaredRequests(srv *mcp.Server, r *Run) {
 	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
 		ss := req.Session
+		if ss == nil {
+			return
+		}
 		ip := ss.InitializeParams()
-		if ss == nil || ip == nil {
+		if ip == nil {
 			return
 		}
 		caps := ip.Capabilities
@@ -124,9 +127,10 @@ const junkWaitFloor = 250 * time.Millisecond
 // withJunk writes the junk, as events of their own, before the next event
 // of an event stream once it is due (HTTP). Then, while the request lasts,
 // it writes an SSE comment every keepAliveEvery: a write that fails means
-// the client dropped the stream (go-sdk v1.8.0 does on the junk), and the
-// scenario server stops waiting for it (Run.clientLost) instead of
-// waiting out serverRequestWait.
+// the client dropped the stream, and the scenario server stops waiting for
+// it (Run.clientLost) instead of waiting out the ping's wait. (go-sdk
+// v1.8.0, which gives up its connection on the junk, leaves the stream
+// open: its run waits the whole wait.)
 func (r *Run) withJunk(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		next.ServeHTTP(&junkWriter{ResponseWriter: w, run: r, ctx: req.Context()}, req)
