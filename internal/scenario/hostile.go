@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -125,66 +124,29 @@ func junkThenPing(srv *mcp.Server, r *Run) {
 const junkWaitFloor = 250 * time.Millisecond
 
 // withJunk writes the junk, as events of their own, before the next event
-// of an event stream once it is due (HTTP). Then, while the request lasts,
-// it writes an SSE comment every keepAliveEvery: a write that fails means
-// the client dropped the stream, and the scenario server stops waiting for
-// it (Run.clientLost) instead of waiting out the ping's wait. (go-sdk
-// v1.8.0, which gives up its connection on the junk, leaves the stream
-// open: its run waits the whole wait.)
+// of an event stream once it is due (HTTP).
 func (r *Run) withJunk(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		next.ServeHTTP(&junkWriter{ResponseWriter: w, run: r, ctx: req.Context()}, req)
+		next.ServeHTTP(&junkWriter{ResponseWriter: w, run: r}, req)
 	})
 }
-
-// keepAliveEvery is how often withJunk probes the stream after the junk.
-const keepAliveEvery = 20 * time.Millisecond
 
 type junkWriter struct {
 	http.ResponseWriter
 	run *Run
-	ctx context.Context
-	mu  sync.Mutex
 }
 
 func (j *junkWriter) Unwrap() http.ResponseWriter { return j.ResponseWriter }
 
 func (j *junkWriter) Write(p []byte) (int, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	if strings.HasPrefix(j.Header().Get("Content-Type"), "text/event-stream") && j.run.junkDue.CompareAndSwap(true, false) {
 		for _, m := range junkMessages {
 			if _, err := fmt.Fprintf(j.ResponseWriter, "event: message\ndata: %s\n\n", m); err != nil {
 				return 0, err
 			}
 		}
-		go j.probe()
 	}
 	return j.ResponseWriter.Write(p)
-}
-
-// probe writes an SSE comment every keepAliveEvery until the request ends;
-// a failed write tells the run the client is lost.
-func (j *junkWriter) probe() {
-	tick := time.NewTicker(keepAliveEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-j.ctx.Done():
-			return
-		case <-tick.C:
-		}
-		j.mu.Lock()
-		_, err := io.WriteString(j.ResponseWriter, ": mcpconform\n\n")
-		if err == nil {
-			err = http.NewResponseController(j.ResponseWriter).Flush()
-		}
-		j.mu.Unlock()
-		if err != nil {
-			j.run.lose()
-			return
-		}
-	}
 }
 
 // junkLines writes the junk, a line each, before the scenario server's

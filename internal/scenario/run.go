@@ -130,10 +130,6 @@ type Run struct {
 	// clientGone closes when the client's process ended: the scenario
 	// server's own waits for it end then too (awaitClient).
 	clientGone chan struct{}
-	// clientLost closes when the scenario server saw the client drop its
-	// connection (a write failed: hostile.go); loseOnce guards it.
-	clientLost chan struct{}
-	loseOnce   sync.Once
 	// base is the scenario server's http://127.0.0.1:PORT (both
 	// transports: the canary is served there).
 	base string
@@ -142,28 +138,17 @@ type Run struct {
 
 // awaitClient bounds a scenario server's wait for the client's answer to
 // its own request: serverRequestWait, or until the client's process ended
-// or it dropped its connection (a client that died answers nothing, and
-// its run need not wait).
+// (a client that died answers nothing, and its run need not wait).
 func (r *Run) awaitClient(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(ctx, serverRequestWait)
 	go func() {
 		select {
 		case <-r.clientGone:
 			cancel()
-		case <-r.clientLost:
-			cancel()
 		case <-ctx.Done():
 		}
 	}()
 	return ctx, cancel
-}
-
-// lose records that the client dropped its connection.
-func (r *Run) lose() {
-	r.loseOnce.Do(func() {
-		r.note("the client dropped the connection (a write to it failed)")
-		close(r.clientLost)
-	})
 }
 
 // note records a harness annotation in the run's transcript.
@@ -172,7 +157,7 @@ func (r *Run) note(text string) { r.rec.Note(r.Conn, text) }
 // Play runs scenario s to the client in revision rev, recording into rec.
 func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev catalog.Revision) *Run {
 	r := &Run{Scenario: s, Revision: rev, Transport: c.Transport, rec: rec, Exit: -1,
-		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev), clientGone: make(chan struct{}), clientLost: make(chan struct{})}
+		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev), clientGone: make(chan struct{})}
 	r.From = rec.Seq()
 	defer func() { r.To = rec.Seq() }()
 	defer func() {
