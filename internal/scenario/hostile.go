@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,8 +33,8 @@ func liftGuard(ip *mcp.InitializeParams, grant func(*mcp.ClientCapabilities)) (r
 
 // undeclaredRequests: add_numbers first sends the client roots/list,
 // sampling/createMessage and elicitation/create for each of those
-// capabilities its initialize did not declare (each answer awaited up to
-// serverRequestWait), then answers. A client that does not support them
+// capabilities its initialize did not declare (all at once, each answer
+// awaited up to serverRequestWait), then answers. A client that does not support them
 // answers with an error (CLI-029); whether it answers at all is CLI-022's.
 func undeclaredRequests(srv *mcp.Server, r *Run) {
 	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
@@ -49,11 +50,17 @@ func undeclaredRequests(srv *mcp.Server, r *Run) {
 		if caps == nil {
 			caps = &mcp.ClientCapabilities{}
 		}
+		// the requests go out together: a client that answers none costs
+		// the run one wait, not three
+		var wg sync.WaitGroup
+		defer wg.Wait()
 		ask := func(what string, send func(context.Context)) {
 			r.note("the scenario server sends the client " + what + ", a capability it did not declare")
-			ctx, cancel := r.awaitClient(ctx)
-			defer cancel()
-			send(ctx)
+			wg.Go(func() {
+				ctx, cancel := r.awaitClient(ctx)
+				defer cancel()
+				send(ctx)
+			})
 		}
 		if caps.RootsV2 == nil {
 			ask("roots/list", func(ctx context.Context) { _, _ = ss.ListRoots(ctx, nil) })
