@@ -321,6 +321,33 @@ var clientRequirements = []Requirement{
 		Revisions: revs(R20260728),
 		Source:    `26:basic/versioning.mdx "Protocol Version Negotiation"`,
 	},
+	{
+		ID:        "CLI-033",
+		Title:     "the client never fetches a URL-mode elicitation's URL itself",
+		Statement: `A URL-mode elicitation's URL is opened for the user (in the browser, after consent), never pre-fetched nor read by the client: every request for the page the scenario server points at must come from the user's browser (the harness's $BROWSER, whose requests carry a per-run mark); a request without the mark is the client fetching the URL or its metadata on its own, before consent or in a way that lets it inspect the content.`,
+		Level:     MUST,
+		SpecLevel: "MUST NOT",
+		Revisions: revs(R20251125),
+		Source:    `25c:client/elicitation.mdx "Safe URL Handling"`,
+	},
+	{
+		ID:        "CLI-034",
+		Title:     "notifications/elicitation/complete for an unknown or completed id is ignored",
+		Statement: `After the client answered a URL-mode elicitation, the server sends notifications/elicitation/complete for it twice (the second names an already-completed id) and once for an id it never used: the client ignores the two it must ignore and goes on, answering the server's next request (the form elicitation that follows, or a ping) as it answered the URL-mode one.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: revs(R20251125),
+		Source:    `25c:client/elicitation.mdx "Completion Notifications for URL Mode Elicitation"`,
+	},
+	{
+		ID:        "CLI-035",
+		Title:     "the client never fetches an icon of an unsafe URI scheme",
+		Statement: `Icons of the server (serverInfo.icons) and of its tools with a file:, ws: or javascript: URI are rejected, never fetched: the harness sees a file: icon opened (a FIFO it holds) and a ws: icon requested (on the scenario server). Judged on a client that fetches icons at all, which its attempt at the https: icon beside them shows; a client that fetched none is not judged.`,
+		Level:     MUST,
+		SpecLevel: "MUST",
+		Revisions: revs(R20251125, R20260728),
+		Source:    `25c:basic/index.mdx "icons"; 26:basic/index.mdx "icons"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks

@@ -42,11 +42,18 @@ type userAgent struct {
 	done   chan struct{}
 	wg     sync.WaitGroup
 	note   func(string)
+	// mark is the value of the BrowserHeader on every request it sends:
+	// a page the harness serves tells the user's browser from the client
+	// fetching it itself.
+	mark string
 }
+
+// BrowserHeader marks the requests of the run's user agent.
+const BrowserHeader = "X-Mcpconform-Browser"
 
 // startUserAgent makes the $BROWSER script and starts following the URLs
 // it is handed; note records what it did in the run's transcript.
-func startUserAgent(note func(string)) (*userAgent, error) {
+func startUserAgent(note func(string), mark string) (*userAgent, error) {
 	dir, err := os.MkdirTemp("", "mcpconform-browser-")
 	if err != nil {
 		return nil, err
@@ -72,7 +79,7 @@ func startUserAgent(note func(string)) (*userAgent, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	ua := &userAgent{dir: dir, script: script, fifo: f, done: make(chan struct{}), note: note}
+	ua := &userAgent{dir: dir, script: script, fifo: f, done: make(chan struct{}), note: note, mark: mark}
 	ua.wg.Add(1)
 	go ua.serve()
 	return ua, nil
@@ -126,6 +133,7 @@ func (ua *userAgent) follow(ctx context.Context, raw string) string {
 	if err != nil {
 		return fmt.Sprintf("%s: %v", clipURL(raw), err)
 	}
+	req.Header.Set(BrowserHeader, ua.mark)
 	resp, err := client.Do(req)
 	what := "followed " + clipURL(raw)
 	if len(hops) > 0 {

@@ -11,7 +11,7 @@ import (
 
 // TestUserAgentFollowsLoopbackOnly: the $BROWSER script hands the URL to
 // the run, which follows it and its redirects as a browser would (the
-// client's callback gets the code), and never a URL or a redirect off
+// client's callback gets the code, its requests marked), and never a URL or a redirect off
 // loopback.
 func TestUserAgentFollowsLoopbackOnly(t *testing.T) {
 	called := make(chan string, 1)
@@ -20,7 +20,7 @@ func TestUserAgentFollowsLoopbackOnly(t *testing.T) {
 		http.Redirect(w, r, "/callback?code=c1&state="+r.URL.Query().Get("state"), http.StatusFound)
 	})
 	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
-		called <- r.URL.RawQuery
+		called <- r.URL.RawQuery + " " + r.Header.Get(BrowserHeader)
 	})
 	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://example.invalid/phish", http.StatusFound)
@@ -29,7 +29,7 @@ func TestUserAgentFollowsLoopbackOnly(t *testing.T) {
 	defer srv.Close()
 
 	notes := make(chan string, 8)
-	ua, err := startUserAgent(func(s string) { notes <- s })
+	ua, err := startUserAgent(func(s string) { notes <- s }, "mark-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +50,10 @@ func TestUserAgentFollowsLoopbackOnly(t *testing.T) {
 	}
 
 	n := open(srv.URL + "/authorize?state=s1")
-	if q := <-called; q != "code=c1&state=s1" {
-		t.Errorf("the callback got %q", q)
+	// the browser's requests carry the run's mark (a page the harness
+	// serves tells them from the client's own)
+	if q := <-called; q != "code=c1&state=s1 mark-1" {
+		t.Errorf("the callback got %q (query, then its %s)", q, BrowserHeader)
 	}
 	if !strings.Contains(n, "/callback?code=c1") || !strings.HasSuffix(n, "HTTP 200") {
 		t.Errorf("note %q", n)

@@ -133,7 +133,12 @@ type Run struct {
 	// base is the scenario server's http://127.0.0.1:PORT (both
 	// transports: the canary is served there).
 	base string
-	mu   sync.Mutex
+	// mark is the run's user agent's BrowserHeader value (browser.go).
+	mark string
+	// icons are the file: icon canaries of the scenario server (icons.go;
+	// nil: none).
+	icons *iconCanaries
+	mu    sync.Mutex
 }
 
 // awaitClient bounds a scenario server's wait for the client's answer to
@@ -157,7 +162,7 @@ func (r *Run) note(text string) { r.rec.Note(r.Conn, text) }
 // Play runs scenario s to the client in revision rev, recording into rec.
 func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev catalog.Revision) *Run {
 	r := &Run{Scenario: s, Revision: rev, Transport: c.Transport, rec: rec, Exit: -1,
-		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev), clientGone: make(chan struct{})}
+		Conn: fmt.Sprintf("client/%s/%s", s.Name, rev), clientGone: make(chan struct{}), mark: randomToken()}
 	r.From = rec.Seq()
 	defer func() { r.To = rec.Seq() }()
 	defer func() {
@@ -172,6 +177,13 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 	}
 	defer ln.Close()
 	r.base = "http://" + ln.Addr().String()
+	if s.icons {
+		if r.icons, err = startIcons(r.note); err != nil {
+			r.Err = fmt.Errorf("the icon canaries: %w", err)
+			return r
+		}
+		defer r.icons.stop()
+	}
 	var argv []string
 	var stop func()
 	if c.Transport == wire.HTTP {
@@ -201,7 +213,7 @@ func Play(ctx context.Context, rec *wire.Recorder, c Client, s *Scenario, rev ca
 	env = append(env, c.Env...)
 	// the harness's browser comes last: a client that opens one during a
 	// run opens the harness's (browser.go)
-	ua, err := startUserAgent(r.note)
+	ua, err := startUserAgent(r.note, r.mark)
 	if err != nil {
 		stop()
 		r.Err = fmt.Errorf("the user agent: %w", err)
@@ -243,7 +255,7 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 		}
 	}
 	mux.Handle("/mcp", h)
-	mux.Handle(CanaryPath, r.canary())
+	r.canaries(mux)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
 	url := r.base + "/mcp"
@@ -257,7 +269,16 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 	}
 }
 
-// serveCanary serves the $ref canary on a loopback HTTP listener of its
+// canaries serves, beside the MCP endpoint, the URLs the scenario
+// servers hand the client that the client must not fetch itself: the
+// $ref canary, the URL-mode elicitation's page, the ws: icons.
+func (r *Run) canaries(mux *http.ServeMux) {
+	mux.Handle(CanaryPath, r.canary())
+	mux.Handle(ElicitURLPath, r.elicitPage())
+	mux.Handle(IconPath, r.iconCanary())
+}
+
+// serveCanary serves the canaries on a loopback HTTP listener of its
 // own (a stdio run's scenario server has none) and sets r.base to it.
 func (r *Run) serveCanary() (stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -266,7 +287,7 @@ func (r *Run) serveCanary() (stop func(), err error) {
 	}
 	r.base = "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle(CanaryPath, r.canary())
+	r.canaries(mux)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
 	return func() { _ = hs.Close() }, nil

@@ -74,12 +74,15 @@ type Scenario struct {
 	// legacy client offering the run's revision gets the older one in
 	// the initialize result, and must go on with it or disconnect).
 	older bool
+	// icons: the server and its tool carry icons whose fetches the run
+	// sees (icons.go).
+	icons bool
 }
 
 // All lists the scenarios, in the order they run.
 var All = []*Scenario{
-	{Name: "everything", Client: "everything", Legacy: true, Modern: true, BlackBox: true,
-		About: "black-box mode: one server with every feature the scenarios have (a tool that pings the client in the legacy era, tools that ask for input in 2026-07-28, a tool whose schema $refs a canary, a resource, a prompt): whatever the client does is judged", setup: everything},
+	{Name: "everything", Client: "everything", Legacy: true, Modern: true, BlackBox: true, icons: true,
+		About: "black-box mode: one server with every feature the scenarios have (a tool that, in the legacy era, asks a client that declared elicitation.url to open a page and pings it, tools that ask for input in 2026-07-28, a tool whose schema $refs a canary, icons of every scheme, a resource, a prompt): whatever the client does is judged", setup: everything},
 	{Name: "initialize", Client: "initialize", Legacy: true,
 		About: "a plain server: the client opens a session and lists the tools", setup: addNumbers},
 	{Name: "tools_call", Client: "tools_call", Legacy: true, Modern: true,
@@ -112,6 +115,10 @@ var All = []*Scenario{
 		About: "tools/list has two pages (add_numbers on the first): a client that asks for the second sends the nextCursor back as it got it", setup: pagedTools},
 	{Name: "elicitation-url-undeclared", Client: "elicitation-sep1034-client-defaults", Legacy: true, since: catalog.R20251125,
 		About: "test_client_elicitation_defaults first asks a client that declared elicitation without url for a URL-mode elicitation (which it must refuse with -32602), then for the form", setup: elicitURLUndeclared},
+	{Name: "elicitation-url", Client: "elicitation-sep1034-client-defaults", Legacy: true, since: catalog.R20251125, context: urlModeContext,
+		About: "test_client_elicitation_defaults first asks a client that declared elicitation.url to open a page of the scenario server's (a URL-mode elicitation: only the user's browser may fetch it), then sends notifications/elicitation/complete for it twice and for an unknown id, then asks for the form: a client that ignored the completions answers it", setup: elicitURLDeclared},
+	{Name: "icons", Client: "tools_call", Legacy: true, Modern: true, icons: true,
+		About: "the server and add_numbers carry icons: an https: one (a witness: a client that fetches icons tries it), a data: one, and file:, ws: and javascript: ones a client must never fetch", setup: iconTools},
 	{Name: "undeclared-requests", Client: "tools_call", Legacy: true,
 		About: "add_numbers first sends the client the server requests of each capability it did not declare (roots/list, sampling/createMessage, elicitation/create): a client answers each with an error", setup: undeclaredRequests},
 	{Name: "hostile-messages", Client: "tools_call", Legacy: true, junk: true,
@@ -258,7 +265,11 @@ func (s *Scenario) server(rev catalog.Revision, r *Run) *mcp.Server {
 	if s.older {
 		version = previous(rev)
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpconform-scenario-" + s.Name, Version: "1.0.0"},
+	impl := &mcp.Implementation{Name: "mcpconform-scenario-" + s.Name, Version: "1.0.0"}
+	if r.icons != nil {
+		impl.Icons = r.icons.set(r, "server")
+	}
+	srv := mcp.NewServer(impl,
 		&mcp.ServerOptions{SupportedProtocolVersions: []string{string(version)}, PageSize: s.pageSize})
 	if s.setup != nil {
 		s.setup(srv, r)
@@ -281,7 +292,12 @@ type addArgs struct {
 }
 
 func addNumbersTool(srv *mcp.Server, before func(ctx context.Context, req *mcp.CallToolRequest)) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "add_numbers", Description: "Adds two numbers"},
+	addNumbersAs(srv, &mcp.Tool{Name: "add_numbers", Description: "Adds two numbers"}, before)
+}
+
+// addNumbersAs adds add_numbers declared as tool.
+func addNumbersAs(srv *mcp.Server, tool *mcp.Tool, before func(ctx context.Context, req *mcp.CallToolRequest)) {
+	mcp.AddTool(srv, tool,
 		func(ctx context.Context, req *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, any, error) {
 			if before != nil {
 				before(ctx, req)
@@ -295,16 +311,20 @@ func addNumbers(srv *mcp.Server, _ *Run) { addNumbersTool(srv, nil) }
 // pingingAddNumbers: add_numbers pings the client first (and answers
 // whatever the ping got: the check judges the client's answer).
 func pingingAddNumbers(srv *mcp.Server, r *Run) {
-	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
-		if req.Session != nil {
-			r.note("the scenario server sends ping to the client")
-			// bounded: a client that never answers ends the call (its
-			// answer, however late, is still recorded and judged)
-			ctx, cancel := r.awaitClient(ctx)
-			defer cancel()
-			_ = req.Session.Ping(ctx, nil)
-		}
-	})
+	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) { pingClient(ctx, req.Session, r) })
+}
+
+// pingClient pings the client (and goes on whatever the ping got: the
+// check judges the client's answer).
+func pingClient(ctx context.Context, ss *mcp.ServerSession, r *Run) {
+	if ss != nil {
+		r.note("the scenario server sends ping to the client")
+		// bounded: a client that never answers ends the call (its
+		// answer, however late, is still recorded and judged)
+		ctx, cancel := r.awaitClient(ctx)
+		defer cancel()
+		_ = ss.Ping(ctx, nil)
+	}
 }
 
 // everything is the black-box mode's server: every feature the other
@@ -312,10 +332,15 @@ func pingingAddNumbers(srv *mcp.Server, r *Run) {
 func everything(srv *mcp.Server, r *Run) {
 	everyResource(srv)
 	if r.Revision.IsLegacy() {
-		pingingAddNumbers(srv, r)
+		// a client that declared elicitation.url is asked to open a page
+		// (the completions follow), then pinged
+		addNumbersAs(srv, iconTool(r), func(ctx context.Context, req *mcp.CallToolRequest) {
+			askURLDeclared(ctx, req.Session, r)
+			pingClient(ctx, req.Session, r)
+		})
 		return
 	}
-	addNumbers(srv, r)
+	addNumbersAs(srv, iconTool(r), nil)
 	mrtrTools(srv, r)
 	schemaRefTools(srv, r)
 }
@@ -363,11 +388,6 @@ func pagedTools(srv *mcp.Server, r *Run) {
 			})
 	}
 }
-
-// ElicitURLPath is where the URL-mode elicitation of
-// elicitation-url-undeclared points (on the scenario server: a client
-// that opened it would stay on loopback).
-const ElicitURLPath = "/elicitation/url-mode"
 
 // elicitURLUndeclared: test_client_elicitation_defaults sends a URL-mode
 // elicitation to a client whose elicitation capability has no url (it
