@@ -348,6 +348,15 @@ var clientRequirements = []Requirement{
 		Revisions: revs(R20251125, R20260728),
 		Source:    `25c:basic/index.mdx "icons"; 26:basic/index.mdx "icons"`,
 	},
+	{
+		ID:        "CLI-036",
+		Title:     "an endless multi round-trip is given up",
+		Statement: `A server may answer a request with input_required again and again; a client bounds the request all the same: the mrtr-endless scenario's tool answers every call with input_required (a confirmation to fulfil, the round in requestState) and the client gives up before the scenario server's cap of 25 rounds. Derived: the spec asks implementations to always enforce a maximum timeout, regardless of progress, to limit the impact of a misbehaving server, and lets a server prompt repeatedly; a client that would retry forever is graded as a warning.`,
+		Level:     SHOULD,
+		SpecLevel: "derived SHOULD",
+		Revisions: revs(R20260728),
+		Source:    `26:basic/patterns/cancellation.mdx "Timeouts"; 26:basic/patterns/mrtr.mdx "Server Requirements (Basic Workflow)"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks

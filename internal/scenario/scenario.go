@@ -82,7 +82,7 @@ type Scenario struct {
 // All lists the scenarios, in the order they run.
 var All = []*Scenario{
 	{Name: "everything", Client: "everything", Legacy: true, Modern: true, BlackBox: true, icons: true,
-		About: "black-box mode: one server with every feature the scenarios have (a tool that, in the legacy era, asks a client that declared elicitation.url to open a page and pings it, tools that ask for input in 2026-07-28, a tool whose schema $refs a canary, icons of every scheme, a resource, a prompt): whatever the client does is judged", setup: everything},
+		About: "black-box mode: one server with every feature the scenarios have (a tool that, in the legacy era, asks a client that declared elicitation.url to open a page and pings it, tools that ask for input in 2026-07-28, one of them endlessly, a tool whose schema $refs a canary, icons of every scheme, a resource, a prompt): whatever the client does is judged", setup: everything},
 	{Name: "initialize", Client: "initialize", Legacy: true,
 		About: "a plain server: the client opens a session and lists the tools", setup: addNumbers},
 	{Name: "tools_call", Client: "tools_call", Legacy: true, Modern: true,
@@ -101,6 +101,8 @@ var All = []*Scenario{
 		About: "a tool whose inputSchema has a $ref to a network URI (a canary on the scenario server): the client must not fetch it", setup: schemaRefTools},
 	{Name: "http-custom-headers", Client: "http-custom-headers", Modern: true, HTTPOnly: true, context: headerContext("http-custom-headers"),
 		About: "a tool whose inputSchema marks properties with x-mcp-header, and the calls to make of it (MCP_CONFORMANCE_CONTEXT): each present, non-null value goes in an Mcp-Param header", setup: customHeaderTools},
+	{Name: "mrtr-endless", Client: "sep-2322-client-request-state", Modern: true,
+		About: "test_mrtr_endless answers every call with input_required (a confirmation and the round in requestState) until the 25th round, the harness's cap: a client that bounds a request gives up before", setup: endlessMRTR},
 	{Name: "http-invalid-tool-headers", Client: "http-invalid-tool-headers", Modern: true, HTTPOnly: true, invalidTools: true,
 		About: "tools whose x-mcp-header marks break the constraints beside a valid one: the client must drop them and never call them", setup: invalidHeaderTools},
 	{Name: "older-version", Client: "tools_call", Legacy: true, older: true, since: catalog.R20250326,
@@ -341,7 +343,7 @@ func everything(srv *mcp.Server, r *Run) {
 		return
 	}
 	addNumbersAs(srv, iconTool(r), nil)
-	mrtrTools(srv, r)
+	endlessMRTR(srv, r)
 	schemaRefTools(srv, r)
 }
 

@@ -7,6 +7,8 @@ import (
 
 	c "github.com/mcpconform/mcpconform/internal/conform"
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/scenario"
+	"github.com/mcpconform/mcpconform/internal/wire"
 )
 
 // retryFields are what an MRTR retry carries.
@@ -126,3 +128,43 @@ func strOr(s *string) string {
 	}
 	return fmt.Sprintf("%q", *s)
 }
+
+var _ = c.ClientArea("client", func() {
+	c.It("CLI-036", "an endless multi round-trip is given up: the client bounds a request the server never completes", func(t *c.T) {
+		var capped []wire.Frame
+		var last []msg
+		judged := 0
+		for _, r := range t.Runs(nil) {
+			ms := traffic(t, r)
+			var calls []msg
+			for _, m := range requests(ms) {
+				if m.M.Method != "tools/call" || retryOf(m.M).Name != scenario.EndlessTool {
+					continue
+				}
+				if a, ok := answer(ms, m); ok {
+					if _, _, ok := inputRequired(a); ok {
+						calls = append(calls, m)
+					}
+				}
+			}
+			if len(calls) == 0 {
+				continue // never called, or never got an input_required
+			}
+			judged++
+			t.Judged(r)
+			if hit := notes(t, r, r.Conn, scenario.EndlessCapNote); len(hit) > 0 {
+				capped = append(capped, hit...)
+				last = append(last, calls[len(calls)-1])
+			}
+		}
+		if len(capped) > 0 {
+			t.Evidence(capped...)
+			evidence(t, last)
+			t.Violation("the request given up before the scenario server's cap", capped[0].Note,
+				"the client went on retrying %s for %d rounds of input_required, until the scenario server stopped it: with no bound of its own (a maximum timeout whatever the server does, or a cap on the rounds), a server that never completes the request holds it forever", scenario.EndlessTool, scenario.EndlessRounds)
+		}
+		if judged == 0 {
+			t.NA("the client never got an input_required from %s (the mrtr-endless scenario and the black-box server have it, 2026-07-28; a client written for the official harness calls only the tools its scenario names)", scenario.EndlessTool)
+		}
+	})
+})
