@@ -357,6 +357,15 @@ var clientRequirements = []Requirement{
 		Revisions: revs(R20260728),
 		Source:    `26:basic/patterns/cancellation.mdx "Timeouts"; 26:basic/patterns/mrtr.mdx "Server Requirements (Basic Workflow)"`,
 	},
+	{
+		ID:        "CLI-037",
+		Title:     "after a large message the client goes on: it answers the next ping",
+		Statement: `A message of 2 MiB from the server (the large-message scenario's log message, notifications/message; a tool result with a screenshot is as large) is read whole: the client keeps its session and answers the ping the server sends next, as it answered the one before (a client that answered none is not judged; the ping is awaited 3 s, or until the client's process ends). Derived: neither JSON-RPC nor MCP sets a size limit on a message, and a client whose own cap is smaller than common results ends sessions that conforming servers hold; graded as a warning.`,
+		Level:     SHOULD,
+		SpecLevel: "derived SHOULD",
+		Revisions: LegacyRevisions,
+		Source:    `<rev>:basic/transports.mdx "stdio"; <rev>:server/utilities/logging.mdx "Log Message Notifications"`,
+	},
 }
 
 // authRevisions are the revisions whose authorization the CAUTH checks

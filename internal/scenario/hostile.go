@@ -83,47 +83,79 @@ func undeclaredRequests(srv *mcp.Server, r *Run) {
 
 // JunkNote starts the transcript note hostile-messages records when its
 // junk goes out (after a first ping the client answered); the server's
-// second ping follows it.
-const JunkNote = "the scenario server sends the client a message that is not JSON and a response to an id it never sent, then pings it"
+// second ping follows it. LargeNote is large-message's.
+const (
+	JunkNote  = "the scenario server sends the client a message that is not JSON and a response to an id it never sent, then pings it"
+	LargeNote = "the scenario server sends the client a log message of 2 MiB (notifications/message), then pings it"
+)
 
 // junkMessages precede the scenario server's next message in
 // hostile-messages: a JSON-RPC message cut off, and a response to an id
 // the client never sent.
-var junkMessages = [][]byte{
-	[]byte(`{"jsonrpc":"2.0","id":`),
-	[]byte(`{"jsonrpc":"2.0","id":"mcpconform-never-sent","result":{}}`),
+func junkMessages() [][]byte {
+	return [][]byte{
+		[]byte(`{"jsonrpc":"2.0","id":`),
+		[]byte(`{"jsonrpc":"2.0","id":"mcpconform-never-sent","result":{}}`),
+	}
 }
 
-// junkThenPing: add_numbers pings the client (the calibration: a client
-// that answers no ping is not judged, and its answer time sets the next
-// wait), sends the junk, pings it again (the barrier CLI-030 judges: a
-// client that went on answers it), and answers. The second ping is awaited
-// 100 times the first one's round trip, at least junkWaitFloor and at most
-// serverRequestWait: a client that died on the junk costs the run that
-// wait, not more; an answer that comes later still counts.
-func junkThenPing(srv *mcp.Server, r *Run) {
-	addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
-		if req.Session == nil {
-			return
-		}
-		start := time.Now()
-		pctx, cancel := r.awaitClient(ctx)
-		err := req.Session.Ping(pctx, nil)
-		cancel()
-		if err != nil {
-			r.note("the client did not answer the scenario server's first ping: no junk sent")
-			return
-		}
-		rtt := time.Since(start)
-		wait := min(max(junkWaitFloor, 100*rtt), serverRequestWait)
-		r.note(fmt.Sprintf("%s (its answer awaited %s: the first ping took %s)", JunkNote, wait.Round(time.Millisecond), rtt.Round(time.Microsecond)))
-		r.junkDue.Store(true)
-		pctx, cancel = r.awaitClient(ctx)
-		defer cancel()
-		pctx, cancel2 := context.WithTimeout(pctx, wait)
-		defer cancel2()
-		_ = req.Session.Ping(pctx, nil)
-	})
+// LargeMessageBytes is the size of large-message's log message: a tool
+// result with a screenshot is as large, and no MCP text sets a limit.
+const LargeMessageBytes = 2 << 20
+
+// largeMessage is large-message's: a notifications/message (the server
+// declares logging) whose data is LargeMessageBytes long in all.
+var largeMessage = sync.OnceValue(func() [][]byte {
+	head := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"mcpconform","data":"`
+	tail := `"}}`
+	b := make([]byte, 0, LargeMessageBytes)
+	b = append(b, head...)
+	for len(b) < LargeMessageBytes-len(tail) {
+		b = append(b, "mcpconform large message "...)
+	}
+	b = append(b[:LargeMessageBytes-len(tail)], tail...)
+	return [][]byte{b}
+})
+
+// sendThenPing: add_numbers pings the client (the calibration: a client
+// that answers no ping is not judged), sends the scenario's junk (note
+// says what), pings it again (the barrier its check judges: a client that
+// went on answers it), and answers. With adapt, the second ping is
+// awaited 100 times the first one's round trip, at least junkWaitFloor
+// and at most serverRequestWait (junk the size of a ping costs a client
+// that goes on no more time than a ping); without, serverRequestWait (a
+// large message costs reading and decoding it, which a ping's round trip
+// does not foretell). Either wait ends when the client's process does: a
+// client that died on the junk costs the run no more; an answer that
+// comes later still counts.
+func sendThenPing(note string, adapt bool) func(*mcp.Server, *Run) {
+	return func(srv *mcp.Server, r *Run) {
+		addNumbersTool(srv, func(ctx context.Context, req *mcp.CallToolRequest) {
+			if req.Session == nil {
+				return
+			}
+			start := time.Now()
+			pctx, cancel := r.awaitClient(ctx)
+			err := req.Session.Ping(pctx, nil)
+			cancel()
+			if err != nil {
+				r.note("the client did not answer the scenario server's first ping: nothing more sent")
+				return
+			}
+			rtt := time.Since(start)
+			wait := serverRequestWait
+			if adapt {
+				wait = min(max(junkWaitFloor, 100*rtt), serverRequestWait)
+			}
+			r.note(fmt.Sprintf("%s (its answer awaited %s: the first ping took %s)", note, wait.Round(time.Millisecond), rtt.Round(time.Microsecond)))
+			r.junkDue.Store(true)
+			pctx, cancel = r.awaitClient(ctx)
+			defer cancel()
+			pctx, cancel2 := context.WithTimeout(pctx, wait)
+			defer cancel2()
+			_ = req.Session.Ping(pctx, nil)
+		})
+	}
 }
 
 // junkWaitFloor is the least wait for the answer to the ping after the
@@ -147,7 +179,7 @@ func (j *junkWriter) Unwrap() http.ResponseWriter { return j.ResponseWriter }
 
 func (j *junkWriter) Write(p []byte) (int, error) {
 	if strings.HasPrefix(j.Header().Get("Content-Type"), "text/event-stream") && j.run.junkDue.CompareAndSwap(true, false) {
-		for _, m := range junkMessages {
+		for _, m := range j.run.Scenario.junk() {
 			if _, err := fmt.Fprintf(j.ResponseWriter, "event: message\ndata: %s\n\n", m); err != nil {
 				return 0, err
 			}
@@ -166,7 +198,7 @@ type junkLines struct {
 
 func (j *junkLines) Write(p []byte) (int, error) {
 	if j.run.junkDue.CompareAndSwap(true, false) {
-		for _, m := range junkMessages {
+		for _, m := range j.run.Scenario.junk() {
 			if _, err := j.out.Write(append(append([]byte{}, m...), '\n')); err != nil {
 				return 0, err
 			}

@@ -123,7 +123,7 @@ type Run struct {
 	rec      *wire.Recorder
 	exchange atomic.Int64
 	// junkDue: the next message the scenario server writes to the client
-	// is preceded by junkMessages (Scenario.junk; hostile.go).
+	// is preceded by the scenario's junk (Scenario.junk; hostile.go).
 	junkDue atomic.Bool
 	// rejected: the scenario's simulated -32022 went out (rejectFirst).
 	rejected atomic.Bool
@@ -242,7 +242,7 @@ func (r *Run) serveHTTP(ln net.Listener, c Client, s *Scenario, rev catalog.Revi
 	if s.invalidTools {
 		h = r.withInvalidTools(h)
 	}
-	if s.junk {
+	if s.junk != nil {
 		h = r.withJunk(h)
 	}
 	mux := http.NewServeMux()
@@ -355,7 +355,7 @@ func (r *Run) serveRelay(ctx context.Context, conn net.Conn, token string, n int
 		_ = pw.CloseWithError(err)
 	}()
 	var sdkOut io.WriteCloser = &sdkLines{out: reply}
-	if s.junk {
+	if s.junk != nil {
 		sdkOut = &junkLines{run: r, next: sdkOut, out: reply}
 	}
 	t := &mcp.IOTransport{Reader: pr, Writer: sdkOut, MaxLineLength: maxMessage}

@@ -65,9 +65,9 @@ type Scenario struct {
 	// rejectFirst: the client's first 2026-07-28 request gets
 	// UnsupportedProtocolVersionError, supported [2026-07-28] (era.go).
 	rejectFirst bool
-	// junk: the scenario server can precede a message with junk
-	// (Run.junkDue; hostile.go).
-	junk bool
+	// junk: the scenario server can precede a message with these
+	// messages (Run.junkDue; hostile.go; nil: none).
+	junk func() [][]byte
 	// pageSize: the server's page size for its lists (0: the SDK's).
 	pageSize int
 	// older: the server supports only the revision before the run's (a
@@ -123,8 +123,10 @@ var All = []*Scenario{
 		About: "the server and add_numbers carry icons: an https: one (a witness: a client that fetches icons tries it), a data: one, and file:, ws: and javascript: ones a client must never fetch", setup: iconTools},
 	{Name: "undeclared-requests", Client: "tools_call", Legacy: true,
 		About: "add_numbers first sends the client the server requests of each capability it did not declare (roots/list, sampling/createMessage, elicitation/create): a client answers each with an error", setup: undeclaredRequests},
-	{Name: "hostile-messages", Client: "tools_call", Legacy: true, junk: true,
-		About: "add_numbers pings the client, sends it a message that is not JSON and a response to an id it never sent, then pings it again: a client that ignores the junk answers the second ping as it did the first", setup: junkThenPing},
+	{Name: "hostile-messages", Client: "tools_call", Legacy: true, junk: junkMessages,
+		About: "add_numbers pings the client, sends it a message that is not JSON and a response to an id it never sent, then pings it again: a client that ignores the junk answers the second ping as it did the first", setup: sendThenPing(JunkNote, true)},
+	{Name: "large-message", Client: "tools_call", Legacy: true, junk: largeMessage,
+		About: "add_numbers pings the client, sends it a log message (notifications/message) of 2 MiB, then pings it again: a client that takes a large message in its stride answers the second ping as it did the first", setup: sendThenPing(LargeNote, false)},
 	{Name: "discover-invalid-params", Client: "tools_call", Legacy: true, StdioOnly: true, discoverError: -32602,
 		About: "a legacy stdio server that answers the server/discover probe with -32602 (Invalid params), not -32601: a dual-era client falls back to initialize all the same", setup: addNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,
@@ -230,7 +232,12 @@ func Get(name string) (*Scenario, bool) {
 // Waits reports whether the scenario waits by design (the SSE retry a
 // reconnecting client honours, the ping after hostile-messages' junk):
 // such runs start first.
-func (s *Scenario) Waits() bool { return s.reconnect || s.junk }
+func (s *Scenario) Waits() bool { return s.reconnect || s.junk != nil }
+
+// Junk reports whether the scenario server sends the client something
+// between two pings (hostile-messages, large-message): the second ping's
+// answer is that scenario's own requirement (CLI-030, CLI-037).
+func (s *Scenario) Junk() bool { return s.junk != nil }
 
 // IsAuth reports whether s is an authorization scenario (auth.go).
 func (s *Scenario) IsAuth() bool { return s.auth != nil }
