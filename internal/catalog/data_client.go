@@ -360,7 +360,7 @@ var clientRequirements = []Requirement{
 	{
 		ID:        "CLI-037",
 		Title:     "after a large message the client goes on: it answers the next ping",
-		Statement: `A message of 2 MiB from the server (the large-message scenario's log message, notifications/message; a tool result with a screenshot is as large) is read whole: the client keeps its session and answers the ping the server sends next, as it answered the one before (a client that answered none is not judged; the ping is awaited 3 s, or until the client's process ends). Derived: neither JSON-RPC nor MCP sets a size limit on a message, and a client whose own cap is smaller than common results ends sessions that conforming servers hold; graded as a warning.`,
+		Statement: `A message of 1088 KiB from the server (the large-message scenario's log message, notifications/message: past a cap of 1 MiB, and a tool result with a screenshot is as large) is read whole: the client keeps its session and answers the ping the server sends next, as it answered the one before (a client that answered none is not judged; the ping is awaited 3 s, or until the client's process ends). Derived: neither JSON-RPC nor MCP sets a size limit on a message, and a client whose own cap is smaller than common results ends sessions that conforming servers hold; graded as a warning.`,
 		Level:     SHOULD,
 		SpecLevel: "derived SHOULD",
 		Revisions: LegacyRevisions,

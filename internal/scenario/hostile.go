@@ -86,7 +86,7 @@ func undeclaredRequests(srv *mcp.Server, r *Run) {
 // second ping follows it. LargeNote is large-message's.
 const (
 	JunkNote  = "the scenario server sends the client a message that is not JSON and a response to an id it never sent, then pings it"
-	LargeNote = "the scenario server sends the client a log message of 2 MiB (notifications/message), then pings it"
+	LargeNote = "the scenario server sends the client a log message of 1088 KiB (notifications/message), then pings it"
 )
 
 // junkMessages precede the scenario server's next message in
@@ -99,9 +99,10 @@ func junkMessages() [][]byte {
 	}
 }
 
-// LargeMessageBytes is the size of large-message's log message: a tool
-// result with a screenshot is as large, and no MCP text sets a limit.
-const LargeMessageBytes = 2 << 20
+// LargeMessageBytes is the size of large-message's log message, 1 MiB and
+// 64 KiB: past a cap of 1 MiB, as large as a tool result with a
+// screenshot, and no MCP text sets a limit.
+const LargeMessageBytes = 1<<20 + 64<<10
 
 // largeMessage is large-message's: a notifications/message (the server
 // declares logging) whose data is LargeMessageBytes long in all.
@@ -180,8 +181,11 @@ func (j *junkWriter) Unwrap() http.ResponseWriter { return j.ResponseWriter }
 func (j *junkWriter) Write(p []byte) (int, error) {
 	if strings.HasPrefix(j.Header().Get("Content-Type"), "text/event-stream") && j.run.junkDue.CompareAndSwap(true, false) {
 		for _, m := range j.run.Scenario.junk() {
-			if _, err := fmt.Fprintf(j.ResponseWriter, "event: message\ndata: %s\n\n", m); err != nil {
-				return 0, err
+			// three writes, not a formatted copy of a large message
+			for _, b := range [][]byte{[]byte("event: message\ndata: "), m, []byte("\n\n")} {
+				if _, err := j.ResponseWriter.Write(b); err != nil {
+					return 0, err
+				}
 			}
 		}
 	}

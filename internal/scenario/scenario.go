@@ -126,7 +126,7 @@ var All = []*Scenario{
 	{Name: "hostile-messages", Client: "tools_call", Legacy: true, junk: junkMessages,
 		About: "add_numbers pings the client, sends it a message that is not JSON and a response to an id it never sent, then pings it again: a client that ignores the junk answers the second ping as it did the first", setup: sendThenPing(JunkNote, true)},
 	{Name: "large-message", Client: "tools_call", Legacy: true, junk: largeMessage,
-		About: "add_numbers pings the client, sends it a log message (notifications/message) of 2 MiB, then pings it again: a client that takes a large message in its stride answers the second ping as it did the first", setup: sendThenPing(LargeNote, false)},
+		About: "add_numbers pings the client, sends it a log message (notifications/message) of 1088 KiB, then pings it again: a client that takes a large message in its stride answers the second ping as it did the first", setup: sendThenPing(LargeNote, false)},
 	{Name: "discover-invalid-params", Client: "tools_call", Legacy: true, StdioOnly: true, discoverError: -32602,
 		About: "a legacy stdio server that answers the server/discover probe with -32602 (Invalid params), not -32601: a dual-era client falls back to initialize all the same", setup: addNumbers},
 	{Name: "session-expiry", Client: "tools_call", Legacy: true, HTTPOnly: true, expire: true,

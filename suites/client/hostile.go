@@ -51,7 +51,7 @@ var _ = c.ClientArea("client", func() {
 	})
 
 	c.It("CLI-037", "after a large message the client goes on: it answers the next ping", func(t *c.T) {
-		pingAfter(t, "large-message", scenario.LargeNote, fmt.Sprintf("a log message of %d MiB", scenario.LargeMessageBytes>>20),
+		pingAfter(t, "large-message", scenario.LargeNote, fmt.Sprintf("a log message of %d KiB", scenario.LargeMessageBytes>>10),
 			"the large-message scenario's log message and second ping never reached the client (it never called add_numbers, or did not answer the first ping, which CLI-010 judges elsewhere)",
 			"the ping after the large message answered: a message of a few MiB is read whole, not the end of the session")
 	})
