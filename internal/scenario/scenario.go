@@ -406,11 +406,17 @@ func pagedTools(srv *mcp.Server, r *Run) {
 // one request: the session's stored client capabilities get url for it
 // (the check reads the client's own initialize on the wire).
 func elicitURLUndeclared(srv *mcp.Server, r *Run) {
+	elicitDefaultsAfter(srv, r, func(ctx context.Context, ss *mcp.ServerSession) { askURLMode(ctx, ss, r) })
+}
+
+// elicitDefaultsAfter is elicitDefaults, with before run first on every
+// call of test_client_elicitation_defaults.
+func elicitDefaultsAfter(srv *mcp.Server, r *Run, before func(context.Context, *mcp.ServerSession)) {
 	elicitDefaults(srv, r)
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if ct, ok := req.(*mcp.CallToolRequest); ok && ct.Params != nil && ct.Params.Name == "test_client_elicitation_defaults" {
-				askURLMode(ctx, ct.Session, r)
+				before(ctx, ct.Session)
 			}
 			return next(ctx, method, req)
 		}

@@ -47,15 +47,7 @@ const urlModeContext = `{"name":"elicitation-url","elicitationModes":["form","ur
 // the completions (askURLDeclared), then asks for the form of
 // elicitDefaults, the request a client that ignored them answers.
 func elicitURLDeclared(srv *mcp.Server, r *Run) {
-	elicitDefaults(srv, r)
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if ct, ok := req.(*mcp.CallToolRequest); ok && ct.Params != nil && ct.Params.Name == "test_client_elicitation_defaults" {
-				askURLDeclared(ctx, ct.Session, r)
-			}
-			return next(ctx, method, req)
-		}
-	})
+	elicitDefaultsAfter(srv, r, func(ctx context.Context, ss *mcp.ServerSession) { askURLDeclared(ctx, ss, r) })
 }
 
 // askURLDeclared asks a client that declared elicitation.url to open
