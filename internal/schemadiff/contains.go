@@ -1,0 +1,372 @@
+package schemadiff
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// mutation switches a defect into the comparison, for the test that
+// proves the soundness property can fail ("" in every real use):
+// "required" ignores the outer schema's required, "maximum" its maximum.
+var mutation string
+
+// allTypes are the JSON Schema types ("integer" is a kind of "number").
+var allTypes = []string{"null", "boolean", "object", "array", "number", "integer", "string"}
+
+// Contains reports how an instance valid under inner can be invalid under
+// outer. Every constraint of outer is a conjunct; inner's constraints a
+// comparison does not model only make inner smaller, so ignoring them
+// keeps the answer sound, while outer's are Undecided.
+func Contains(outer, inner *Schema) Result {
+	var r Result
+	contains(&r, outer, inner, "")
+	return r
+}
+
+// any is the schema that accepts everything.
+var anySchema = &Schema{}
+
+func contains(r *Result, outer, inner *Schema, path string) {
+	if inner == nil {
+		inner = anySchema
+	}
+	if outer == nil || inner.Never {
+		return
+	}
+	if outer.Never {
+		r.Findings = append(r.Findings, Finding{path, "rejects-all", "the schema accepts nothing"})
+		return
+	}
+	if len(outer.Unknown) > 0 {
+		r.Undecided = append(r.Undecided, Finding{path, "undecided", "keywords the comparison does not model: " + strings.Join(outer.Unknown, ", ")})
+	}
+	if inner.AnyOf != nil {
+		containsAnyOfInner(r, outer, inner, path)
+		return
+	}
+	if outer.AnyOf != nil && !slices.ContainsFunc(outer.AnyOf, func(b *Schema) bool { return Contains(b, inner).Contained() }) {
+		r.Undecided = append(r.Undecided, Finding{path, "undecided", "anyOf: no one alternative of the schema is shown to accept every instance"})
+	}
+	if inner.Enum != nil {
+		// the instances are among the listed values: each one is checked
+		for _, v := range inner.Enum {
+			if ok, why := accepts(outer, v); !ok {
+				r.Findings = append(r.Findings, Finding{path, "enum-narrowed", fmt.Sprintf("%s is no longer accepted (%s)", v, why)})
+			} else if why != "" {
+				r.Undecided = append(r.Undecided, Finding{path, "undecided", fmt.Sprintf("%s: %s", v, why)})
+			}
+		}
+		return
+	}
+	if outer.Enum != nil {
+		r.Findings = append(r.Findings, Finding{path, "enum-narrowed", "the values are now limited to " + strings.Join(outer.Enum, ", ")})
+	}
+	types := inner.Types
+	if types == nil {
+		types = allTypes
+	}
+	if outer.Types != nil {
+		for _, t := range types {
+			if !slices.Contains(outer.Types, t) && !(t == "integer" && slices.Contains(outer.Types, "number")) {
+				r.Findings = append(r.Findings, Finding{path, "type-narrowed", fmt.Sprintf("a %s is no longer accepted (type %s)", t, strings.Join(outer.Types, ", "))})
+			}
+		}
+	}
+	has := func(t ...string) bool { return slices.ContainsFunc(types, func(x string) bool { return slices.Contains(t, x) }) }
+	if has("number", "integer") {
+		lowerBound(r, path, outer, inner)
+		upperBound(r, path, outer, inner)
+	}
+	if has("string") {
+		atLeast(r, path, "minLength", outer.MinLength, inner.MinLength)
+		atMost(r, path, "maxLength", outer.MaxLength, inner.MaxLength)
+		if outer.Pattern != nil && (inner.Pattern == nil || *inner.Pattern != *outer.Pattern) {
+			r.Findings = append(r.Findings, Finding{path, "pattern-added", "strings must now match " + *outer.Pattern})
+		}
+		if outer.Format != nil && (inner.Format == nil || *inner.Format != *outer.Format) {
+			r.Findings = append(r.Findings, Finding{path, "format-added", "strings must now be " + *outer.Format})
+		}
+	}
+	if has("array") {
+		atLeast(r, path, "minItems", outer.MinItems, inner.MinItems)
+		atMost(r, path, "maxItems", outer.MaxItems, inner.MaxItems)
+		if outer.Items != nil {
+			contains(r, outer.Items, inner.Items, path+"/*")
+		}
+	}
+	if has("object") {
+		containsObject(r, outer, inner, path)
+	}
+}
+
+// containsAnyOfInner: an instance of inner is valid under inner's other
+// keywords and under one of its alternatives, so either proves it.
+func containsAnyOfInner(r *Result, outer, inner *Schema, path string) {
+	rest := *inner
+	rest.AnyOf = nil
+	restR := Contains(outer, &rest)
+	if restR.Contained() {
+		return
+	}
+	all := true
+	for _, b := range inner.AnyOf {
+		all = all && Contains(outer, b).Contained()
+	}
+	if all {
+		return
+	}
+	// neither alone proves it: what the rest found may hold for no
+	// instance of an alternative, so it is undecided
+	for _, f := range append(restR.Findings, restR.Undecided...) {
+		f.Detail = "with anyOf: " + f.Detail
+		f.Kind = "undecided"
+		r.Undecided = append(r.Undecided, f)
+	}
+}
+
+func containsObject(r *Result, outer, inner *Schema, path string) {
+	for _, name := range outer.Required {
+		if !slices.Contains(inner.Required, name) && mutation != "required" {
+			r.Findings = append(r.Findings, Finding{path, "required-added", fmt.Sprintf("property %q is now required", name)})
+		}
+	}
+	// innerOf is what inner allows as the value of a property name (nil:
+	// the property never occurs)
+	innerOf := func(name string) *Schema {
+		if p, ok := inner.Properties[name]; ok {
+			return p
+		}
+		if inner.Additional != nil {
+			if inner.Additional.Never {
+				return nil
+			}
+			return inner.Additional
+		}
+		return anySchema
+	}
+	for _, name := range sortedSchemaKeys(outer.Properties) {
+		if p := innerOf(name); p != nil {
+			contains(r, outer.Properties[name], p, path+"/"+escape(name))
+		}
+	}
+	if outer.Additional == nil {
+		return
+	}
+	for _, name := range sortedSchemaKeys(inner.Properties) {
+		if _, ok := outer.Properties[name]; !ok {
+			sub := len(r.Findings)
+			contains(r, outer.Additional, inner.Properties[name], path+"/"+escape(name))
+			closed(r, sub, name)
+		}
+	}
+	if inner.Additional == nil || !inner.Additional.Never {
+		sub := len(r.Findings)
+		contains(r, outer.Additional, inner.Additional, path+"/*")
+		closed(r, sub, "")
+	}
+}
+
+// closed renames a rejects-all finding from additionalProperties: false.
+func closed(r *Result, from int, name string) {
+	for i := from; i < len(r.Findings); i++ {
+		if r.Findings[i].Kind == "rejects-all" {
+			r.Findings[i].Kind = "property-closed"
+			if name != "" {
+				r.Findings[i].Detail = fmt.Sprintf("property %q is no longer allowed", name)
+			} else {
+				r.Findings[i].Detail = "properties not listed are no longer allowed"
+			}
+		}
+	}
+}
+
+func sortedSchemaKeys(m map[string]*Schema) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func escape(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}
+
+// lowerBound: every number inner allows is at least outer's minimum and
+// above its exclusive minimum.
+func lowerBound(r *Result, path string, outer, inner *Schema) {
+	lo, loExcl, ok := inner.lower()
+	if outer.Minimum != nil && !(ok && lo >= *outer.Minimum) {
+		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("minimum %v", *outer.Minimum)})
+	}
+	if outer.ExclMin != nil && !(ok && (lo > *outer.ExclMin || loExcl && lo >= *outer.ExclMin)) {
+		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("exclusiveMinimum %v", *outer.ExclMin)})
+	}
+}
+
+func upperBound(r *Result, path string, outer, inner *Schema) {
+	hi, hiExcl, ok := inner.upper()
+	if outer.Maximum != nil && !(ok && hi <= *outer.Maximum) && mutation != "maximum" {
+		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("maximum %v", *outer.Maximum)})
+	}
+	if outer.ExclMax != nil && !(ok && (hi < *outer.ExclMax || hiExcl && hi <= *outer.ExclMax)) {
+		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("exclusiveMaximum %v", *outer.ExclMax)})
+	}
+}
+
+// lower is the schema's tightest lower bound (excl: exclusive).
+func (s *Schema) lower() (v float64, excl, ok bool) {
+	if s.Minimum != nil {
+		v, ok = *s.Minimum, true
+	}
+	if s.ExclMin != nil && (!ok || *s.ExclMin >= v) {
+		v, excl, ok = *s.ExclMin, true, true
+	}
+	return
+}
+
+func (s *Schema) upper() (v float64, excl, ok bool) {
+	if s.Maximum != nil {
+		v, ok = *s.Maximum, true
+	}
+	if s.ExclMax != nil && (!ok || *s.ExclMax <= v) {
+		v, excl, ok = *s.ExclMax, true, true
+	}
+	return
+}
+
+func atLeast(r *Result, path, kw string, outer, inner *float64) {
+	if outer != nil && *outer > 0 && (inner == nil || *inner < *outer) {
+		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("%s %v", kw, *outer)})
+	}
+}
+
+func atMost(r *Result, path, kw string, outer, inner *float64) {
+	if outer != nil && (inner == nil || *inner > *outer) {
+		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("%s %v", kw, *outer)})
+	}
+}
+
+// accepts validates one value (canonical JSON) against s: ok false with
+// why when s rejects it; ok true with a why when s has a keyword the
+// check cannot apply (undecided).
+func accepts(s *Schema, value string) (ok bool, why string) {
+	if s == nil {
+		return true, ""
+	}
+	if s.Never {
+		return false, "the schema accepts nothing"
+	}
+	if len(s.Unknown) > 0 {
+		return true, "keywords the comparison does not model: " + strings.Join(s.Unknown, ", ")
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(value))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return true, "not JSON"
+	}
+	if s.Enum != nil && !slices.Contains(s.Enum, value) {
+		return false, "not among " + strings.Join(s.Enum, ", ")
+	}
+	t := typeOf(v)
+	if s.Types != nil && !slices.Contains(s.Types, t) && !(t == "integer" && slices.Contains(s.Types, "number")) {
+		return false, "type " + strings.Join(s.Types, ", ")
+	}
+	undecided := ""
+	if s.AnyOf != nil {
+		one := false
+		for _, b := range s.AnyOf {
+			ok, w := accepts(b, value)
+			one = one || ok && w == ""
+		}
+		if !one {
+			undecided = "anyOf: no alternative shown to accept it"
+		}
+	}
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		switch {
+		case s.Minimum != nil && f < *s.Minimum, s.ExclMin != nil && f <= *s.ExclMin,
+			s.Maximum != nil && f > *s.Maximum, s.ExclMax != nil && f >= *s.ExclMax:
+			return false, "out of bounds"
+		}
+	case string:
+		n := float64(utf8.RuneCountInString(x))
+		if s.MinLength != nil && n < *s.MinLength || s.MaxLength != nil && n > *s.MaxLength {
+			return false, "length out of bounds"
+		}
+		if s.Pattern != nil {
+			re, err := regexp.Compile(*s.Pattern)
+			switch {
+			case err != nil:
+				undecided = "pattern " + *s.Pattern + " (not a Go regular expression)"
+			case !re.MatchString(x):
+				return false, "does not match " + *s.Pattern
+			}
+		}
+		if s.Format != nil {
+			undecided = "format " + *s.Format
+		}
+	case []any:
+		n := float64(len(x))
+		if s.MinItems != nil && n < *s.MinItems || s.MaxItems != nil && n > *s.MaxItems {
+			return false, "item count out of bounds"
+		}
+		for _, item := range x {
+			if ok, w := accepts(s.Items, canonical(item)); !ok {
+				return false, "an item: " + w
+			} else if w != "" {
+				undecided = w
+			}
+		}
+	case map[string]any:
+		for _, name := range s.Required {
+			if _, ok := x[name]; !ok {
+				return false, fmt.Sprintf("no property %q", name)
+			}
+		}
+		for name, pv := range x {
+			ps, listed := s.Properties[name]
+			if !listed {
+				ps = s.Additional
+			}
+			if ok, w := accepts(ps, canonical(pv)); !ok {
+				return false, fmt.Sprintf("property %q: %s", name, w)
+			} else if w != "" {
+				undecided = w
+			}
+		}
+	}
+	return true, undecided
+}
+
+// typeOf is the JSON Schema type of a decoded value ("integer" for an
+// integral number).
+func typeOf(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case json.Number:
+		if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) && f == math.Trunc(f) {
+			return "integer"
+		}
+		return "number"
+	}
+	return "unknown"
+}

@@ -1,0 +1,271 @@
+// Package schemadiff compares two JSON Schemas by direction (issue 33, the
+// contract gate): does every instance one schema accepts validate under
+// the other? A tool's new input schema must accept everything its old one
+// did (Contains(new, old)); its new output schema must produce nothing the
+// old one did not allow (Contains(old, new)).
+//
+// Contains is sound: when it reports neither a finding nor an undecided
+// point, containment holds (the property test proves it with a real
+// validator as the oracle). Each finding names a way the inner schema
+// escapes the outer one, at a JSON pointer; what the comparison does not
+// model (a keyword it does not know, a pattern it cannot compare, anyOf it
+// cannot decide) is Undecided, never silently passed.
+//
+// The model covers what tool schemas use: true/false schemas, type,
+// enum/const, properties, required, additionalProperties,
+// items, minItems/maxItems, the numeric bounds, minLength/maxLength,
+// pattern, format, anyOf, and local $ref to #/$defs or #/definitions.
+package schemadiff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Schema is a parsed schema: the keywords the comparison models. A nil
+// field (or nil slice) is the keyword's absence.
+type Schema struct {
+	// Never: the false schema (nothing validates).
+	Never bool
+	// Types: the type keyword ("integer" kept apart from "number").
+	Types []string
+	// Enum: the allowed values, canonical JSON (const is an enum of one).
+	Enum       []string
+	Properties map[string]*Schema
+	Required   []string
+	// Additional: additionalProperties (nil: absent, any value).
+	Additional *Schema
+	Items      *Schema
+	MinItems   *float64
+	MaxItems   *float64
+	Minimum    *float64
+	Maximum    *float64
+	ExclMin    *float64
+	ExclMax    *float64
+	MinLength  *float64
+	MaxLength  *float64
+	Pattern    *string
+	Format     *string
+	AnyOf      []*Schema
+	// Unknown: keywords present that the comparison does not model (an
+	// outer schema with any is undecided).
+	Unknown []string
+}
+
+// ignored keywords constrain nothing (annotations and the schema's
+// bookkeeping).
+var ignored = map[string]bool{"$schema": true, "$id": true, "$comment": true, "$defs": true, "definitions": true,
+	"title": true, "description": true, "default": true, "examples": true, "readOnly": true, "writeOnly": true, "deprecated": true}
+
+// maxRefDepth bounds $ref expansion (a recursive schema is cut there, and
+// the cut is Unknown).
+const maxRefDepth = 16
+
+// Parse reads a schema (its local $refs resolved against the document).
+func Parse(raw json.RawMessage) (*Schema, error) {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	return parse(doc, doc, 0)
+}
+
+func parse(v, root any, depth int) (*Schema, error) {
+	switch t := v.(type) {
+	case bool:
+		return &Schema{Never: !t}, nil
+	case map[string]any:
+		return parseObject(t, root, depth)
+	}
+	return nil, fmt.Errorf("a schema is an object or a boolean, not %T", v)
+}
+
+func parseObject(m, root any, depth int) (*Schema, error) {
+	obj := m.(map[string]any)
+	if ref, ok := obj["$ref"].(string); ok {
+		if depth >= maxRefDepth {
+			return &Schema{Unknown: []string{"$ref (recursive)"}}, nil
+		}
+		target, err := resolve(ref, root)
+		if err != nil {
+			return nil, err
+		}
+		s, err := parse(target, root, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(obj) > 1 {
+			s.Unknown = append(s.Unknown, "$ref with siblings")
+		}
+		return s, nil
+	}
+	s := &Schema{}
+	var err error
+	sub := func(v any) *Schema {
+		if err != nil {
+			return nil
+		}
+		var out *Schema
+		out, err = parse(v, root, depth)
+		return out
+	}
+	num := func(k string) *float64 {
+		n, ok := obj[k].(json.Number)
+		if !ok {
+			s.Unknown = append(s.Unknown, k+" (not a number)")
+			return nil
+		}
+		f, ferr := n.Float64()
+		if ferr != nil || math.IsInf(f, 0) {
+			s.Unknown = append(s.Unknown, k)
+			return nil
+		}
+		return &f
+	}
+	for _, k := range sortedKeys(obj) {
+		v := obj[k]
+		switch {
+		case ignored[k]:
+		case k == "type":
+			switch t := v.(type) {
+			case string:
+				s.Types = []string{t}
+			case []any:
+				s.Types = []string{}
+				for _, x := range t {
+					if str, ok := x.(string); ok {
+						s.Types = append(s.Types, str)
+					}
+				}
+			}
+		case k == "enum":
+			list, _ := v.([]any)
+			s.Enum = []string{}
+			for _, x := range list {
+				s.Enum = append(s.Enum, canonical(x))
+			}
+		case k == "const":
+			s.Enum = []string{canonical(v)}
+		case k == "properties":
+			props, _ := v.(map[string]any)
+			s.Properties = map[string]*Schema{}
+			for name, p := range props {
+				s.Properties[name] = sub(p)
+			}
+		case k == "required":
+			list, _ := v.([]any)
+			for _, x := range list {
+				if str, ok := x.(string); ok {
+					s.Required = append(s.Required, str)
+				}
+			}
+		case k == "additionalProperties":
+			s.Additional = sub(v)
+		case k == "items":
+			s.Items = sub(v)
+		case k == "minItems":
+			s.MinItems = num(k)
+		case k == "maxItems":
+			s.MaxItems = num(k)
+		case k == "minimum":
+			s.Minimum = num(k)
+		case k == "maximum":
+			s.Maximum = num(k)
+		case k == "exclusiveMinimum":
+			s.ExclMin = num(k)
+		case k == "exclusiveMaximum":
+			s.ExclMax = num(k)
+		case k == "minLength":
+			s.MinLength = num(k)
+		case k == "maxLength":
+			s.MaxLength = num(k)
+		case k == "pattern":
+			p, _ := v.(string)
+			s.Pattern = &p
+		case k == "format":
+			f, _ := v.(string)
+			s.Format = &f
+		case k == "anyOf":
+			list, _ := v.([]any)
+			for _, x := range list {
+				s.AnyOf = append(s.AnyOf, sub(x))
+			}
+		default:
+			s.Unknown = append(s.Unknown, k)
+		}
+	}
+	return s, err
+}
+
+// resolve finds a local reference ("#", "#/$defs/x", "#/definitions/x").
+func resolve(ref string, root any) (any, error) {
+	if ref == "#" {
+		return root, nil
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, fmt.Errorf("$ref %q is not local to the document", ref)
+	}
+	cur := root
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("$ref %q: no such location", ref)
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, fmt.Errorf("$ref %q: no such location", ref)
+		}
+	}
+	return cur, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// canonical is v as JSON with sorted keys, numbers as written.
+func canonical(v any) string {
+	b, _ := json.Marshal(v) // maps marshal with sorted keys; json.Number as written
+	return string(b)
+}
+
+// Finding is one way the inner schema escapes the outer one (or, in
+// Result.Undecided, a point the comparison could not decide).
+type Finding struct {
+	// Path is the JSON pointer, in the instance, of where it applies.
+	Path string
+	// Kind names the change: "type-narrowed", "enum-narrowed",
+	// "required-added", "property-closed", "bound-tightened",
+	// "pattern-added", "format-added", "rejects-all", "undecided".
+	Kind   string
+	Detail string
+}
+
+func (f Finding) String() string { return fmt.Sprintf("%s %s: %s", or(f.Path, "/"), f.Kind, f.Detail) }
+
+func or(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// Result is what Contains found.
+type Result struct {
+	Findings  []Finding
+	Undecided []Finding
+}
+
+// Contained reports whether containment was proven.
+func (r Result) Contained() bool { return len(r.Findings) == 0 && len(r.Undecided) == 0 }
