@@ -77,7 +77,9 @@ func contains(r *Result, outer, inner *Schema, path string) {
 			}
 		}
 	}
-	has := func(t ...string) bool { return slices.ContainsFunc(types, func(x string) bool { return slices.Contains(t, x) }) }
+	has := func(t ...string) bool {
+		return slices.ContainsFunc(types, func(x string) bool { return slices.Contains(t, x) })
+	}
 	if has("number", "integer") {
 		lowerBound(r, path, outer, inner)
 		upperBound(r, path, outer, inner)

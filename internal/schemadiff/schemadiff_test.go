@@ -207,7 +207,7 @@ func genValue(depth int) *rapid.Generator[any] {
 		m := map[string]any{}
 		for _, k := range []string{"a", "b", "c"} {
 			if rapid.Bool().Draw(t, "has-"+k) {
-				m[k] = genValue(depth - 1).Draw(t, k)
+				m[k] = genValue(depth-1).Draw(t, k)
 			}
 		}
 		return m
