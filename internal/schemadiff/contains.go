@@ -45,6 +45,27 @@ func contains(r *Result, outer, inner *Schema, path string) {
 	if len(outer.Unknown) > 0 {
 		r.Undecided = append(r.Undecided, Finding{path, "undecided", "keywords the comparison does not model: " + strings.Join(outer.Unknown, ", ")})
 	}
+	if outer.AllOf != nil {
+		// every one of outer's parts must contain inner
+		for _, part := range outer.AllOf {
+			contains(r, part, inner, path)
+		}
+		rest := *outer
+		rest.AllOf = nil
+		contains(r, &rest, inner, path)
+		return
+	}
+	if inner.AllOf != nil {
+		// an instance of inner is valid under each of its parts: any one
+		// part (or the rest) inside outer proves it
+		merged := merge(inner)
+		mergedR := Contains(outer, merged)
+		if mergedR.Contained() || slices.ContainsFunc(inner.AllOf, func(p *Schema) bool { return Contains(outer, p).Contained() }) {
+			return
+		}
+		undecided(r, mergedR, "with allOf: ")
+		return
+	}
 	if inner.AnyOf != nil {
 		containsAnyOfInner(r, outer, inner, path)
 		return
@@ -106,6 +127,89 @@ func contains(r *Result, outer, inner *Schema, path string) {
 	}
 }
 
+// merge folds an inner schema's allOf parts into one schema that holds
+// every instance of it: required and types are combined exactly (union,
+// intersection), every other keyword is taken from the first of the
+// schema and its parts that has it. Dropping a constraint of an inner
+// schema only makes it larger, so a containment proven for the merge
+// holds for the schema.
+func merge(s *Schema) *Schema {
+	m := *s
+	m.AllOf = nil
+	for _, p := range s.AllOf {
+		if p == nil {
+			continue
+		}
+		if p.AllOf != nil {
+			p = merge(p)
+		}
+		m.Never = m.Never || p.Never
+		for _, name := range p.Required {
+			if !slices.Contains(m.Required, name) {
+				m.Required = append(slices.Clone(m.Required), name)
+			}
+		}
+		switch {
+		case m.Types == nil:
+			m.Types = p.Types
+		case p.Types != nil:
+			var both []string
+			for _, t := range m.Types {
+				if slices.Contains(p.Types, t) || t == "integer" && slices.Contains(p.Types, "number") {
+					both = append(both, t)
+				} else if t == "number" && slices.Contains(p.Types, "integer") {
+					both = append(both, "integer")
+				}
+			}
+			m.Types = both
+		}
+		if m.Properties == nil {
+			m.Properties = p.Properties
+		} else if p.Properties != nil {
+			props := map[string]*Schema{}
+			for k, v := range p.Properties {
+				props[k] = v
+			}
+			for k, v := range m.Properties {
+				props[k] = v // the first one's, where both have it
+			}
+			m.Properties = props
+		}
+		first := func(a, b **float64) {
+			if *a == nil {
+				*a = *b
+			}
+		}
+		first(&m.Minimum, &p.Minimum)
+		first(&m.Maximum, &p.Maximum)
+		first(&m.ExclMin, &p.ExclMin)
+		first(&m.ExclMax, &p.ExclMax)
+		first(&m.MinLength, &p.MinLength)
+		first(&m.MaxLength, &p.MaxLength)
+		first(&m.MinItems, &p.MinItems)
+		first(&m.MaxItems, &p.MaxItems)
+		if m.Enum == nil {
+			m.Enum = p.Enum
+		}
+		if m.Additional == nil {
+			m.Additional = p.Additional
+		}
+		if m.Items == nil {
+			m.Items = p.Items
+		}
+		if m.Pattern == nil {
+			m.Pattern = p.Pattern
+		}
+		if m.Format == nil {
+			m.Format = p.Format
+		}
+		if m.AnyOf == nil {
+			m.AnyOf = p.AnyOf
+		}
+	}
+	return &m
+}
+
 // containsAnyOfInner: an instance of inner is valid under inner's other
 // keywords and under one of its alternatives, so either proves it.
 func containsAnyOfInner(r *Result, outer, inner *Schema, path string) {
@@ -124,8 +228,14 @@ func containsAnyOfInner(r *Result, outer, inner *Schema, path string) {
 	}
 	// neither alone proves it: what the rest found may hold for no
 	// instance of an alternative, so it is undecided
-	for _, f := range append(restR.Findings, restR.Undecided...) {
-		f.Detail = "with anyOf: " + f.Detail
+	undecided(r, restR, "with anyOf: ")
+}
+
+// undecided adds what sub found to r as undecided (it may hold for no
+// instance of the whole inner schema).
+func undecided(r *Result, sub Result, prefix string) {
+	for _, f := range append(sub.Findings, sub.Undecided...) {
+		f.Detail = prefix + f.Detail
 		f.Kind = "undecided"
 		r.Undecided = append(r.Undecided, f)
 	}
@@ -282,6 +392,13 @@ func accepts(s *Schema, value string) (ok bool, why string) {
 		return false, "type " + strings.Join(s.Types, ", ")
 	}
 	undecided := ""
+	for _, part := range s.AllOf {
+		if ok, w := accepts(part, value); !ok {
+			return false, "allOf: " + w
+		} else if w != "" {
+			undecided = w
+		}
+	}
 	if s.AnyOf != nil {
 		one := false
 		for _, b := range s.AnyOf {

@@ -14,7 +14,10 @@
 // The model covers what tool schemas use: true/false schemas, type,
 // enum/const, properties, required, additionalProperties,
 // items, minItems/maxItems, the numeric bounds, minLength/maxLength,
-// pattern, format, anyOf, and local $ref to #/$defs or #/definitions.
+// pattern, format, anyOf, allOf, and local $ref to #/$defs or
+// #/definitions. Others (oneOf, not, if/then/else, prefixItems,
+// unevaluatedProperties, dependentRequired …) are Undecided in the outer
+// schema and ignored in the inner one (which they only make smaller).
 package schemadiff
 
 import (
@@ -51,6 +54,7 @@ type Schema struct {
 	Pattern    *string
 	Format     *string
 	AnyOf      []*Schema
+	AllOf      []*Schema
 	// Unknown: keywords present that the comparison does not model (an
 	// outer schema with any is undecided).
 	Unknown []string
@@ -195,6 +199,11 @@ func parseObject(m, root any, depth int) (*Schema, error) {
 			list, _ := v.([]any)
 			for _, x := range list {
 				s.AnyOf = append(s.AnyOf, sub(x))
+			}
+		case k == "allOf":
+			list, _ := v.([]any)
+			for _, x := range list {
+				s.AllOf = append(s.AllOf, sub(x))
 			}
 		default:
 			s.Unknown = append(s.Unknown, k)

@@ -77,6 +77,8 @@ func TestDirections(t *testing.T) {
 		{"anyOf inner within", `{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `{"type":["string","number"]}`, nil, []string{"undecided"}},
 		{"a keyword not modelled", `{"type":"string"}`, `{"type":"string","not":{"const":"x"}}`, []string{"undecided"}, nil},
 		{"false schema", `{"type":"string"}`, `false`, []string{"rejects-all"}, nil},
+		{"allOf part added", `{"type":"string"}`, `{"allOf":[{"type":"string"},{"maxLength":4}]}`, []string{"bound-tightened"}, nil},
+		{"allOf as a whole", `{"allOf":[{"type":"object"},{"required":["a"]}]}`, `{"type":"object","required":["a"]}`, nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			old, new := mustParse(t, c.old), mustParse(t, c.new)
@@ -144,6 +146,9 @@ func genSchema(t *rapid.T, label string, depth int) map[string]any {
 		}
 		if rapid.IntRange(0, 6).Draw(t, label+"/has-anyOf") == 0 {
 			s["anyOf"] = []any{genSchema(t, label+"/any0", depth-1), genSchema(t, label+"/any1", depth-1)}
+		}
+		if rapid.IntRange(0, 6).Draw(t, label+"/has-allOf") == 0 {
+			s["allOf"] = []any{genSchema(t, label+"/all0", depth-1), genSchema(t, label+"/all1", depth-1)}
 		}
 	}
 	return s
