@@ -3,6 +3,7 @@ package schemadiff
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -261,7 +262,7 @@ func containsObject(r *Result, outer, inner *Schema, path string) {
 		}
 		return anySchema
 	}
-	for _, name := range sortedSchemaKeys(outer.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(outer.Properties)) {
 		if p := innerOf(name); p != nil {
 			contains(r, outer.Properties[name], p, path+"/"+escape(name))
 		}
@@ -269,7 +270,7 @@ func containsObject(r *Result, outer, inner *Schema, path string) {
 	if outer.Additional == nil {
 		return
 	}
-	for _, name := range sortedSchemaKeys(inner.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(inner.Properties)) {
 		if _, ok := outer.Properties[name]; !ok {
 			sub := len(r.Findings)
 			contains(r, outer.Additional, inner.Properties[name], path+"/"+escape(name))
@@ -295,15 +296,6 @@ func closed(r *Result, from int, name string) {
 			}
 		}
 	}
-}
-
-func sortedSchemaKeys(m map[string]*Schema) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func escape(name string) string {

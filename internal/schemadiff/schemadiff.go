@@ -24,8 +24,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -132,7 +133,7 @@ func parseObject(m, root any, depth int) (*Schema, error) {
 		}
 		return &f
 	}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		switch {
 		case ignored[k]:
@@ -232,15 +233,6 @@ func resolve(ref string, root any) (any, error) {
 		}
 	}
 	return cur, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // canonical is v as JSON with sorted keys, numbers as written.
