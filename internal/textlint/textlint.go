@@ -130,12 +130,17 @@ var (
 // encoded reports whether a run looks encoded:
 //   - hex longer than a SHA-256 (64 characters), with digits and letters:
 //     commit ids and digests are not reported;
-//   - base64 with lower and upper case letters, at least four digits (one
+//   - base64 (one alphabet: + and /, or - and _; not starting with /, as
+//     a path does) with lower and upper case letters, at least four digits (one
 //     character in twenty or more), and a character class that changes at
 //     least once every four characters: a long identifier in camel case
 //     has one digit or none.
 func encoded(run string) bool {
 	core := strings.TrimRight(run, "=")
+	if strings.HasPrefix(core, "/") || strings.ContainsAny(core, "+/") && strings.ContainsAny(core, "-_") {
+		// a path, or the two base64 alphabets mixed: not base64
+		return false
+	}
 	hex, digit, lower, upper := true, false, false, false
 	changes, prev, digits := 0, -1, 0
 	for _, r := range core {

@@ -76,6 +76,8 @@ func TestDoesNotFlag(t *testing.T) {
 		"The identifier getUserProfileByIdentifierWithDetailsAndHistoryV2 names the method.",
 		"URL: https://example.com/api/v1/users/12345/profile?include=history&format=json",
 		"A path like /usr/local/lib/python3.12/site-packages/mcp/server/fastmcp/server.py",
+		// a real server's description (figma-developer-mcp, in the corpus)
+		"Directory: /tmp/TestThirdPartyCorpustargetssrv-figma-http3592775790/002",
 		"SSH: connects with the key you configure; never reads other keys.",
 		"Lists the MCP servers configured in your workspace.",
 	} {
