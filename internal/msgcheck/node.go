@@ -79,6 +79,10 @@ func (c *checker) sub() *checker { return &checker{m: c.m} }
 
 // ---- JSON helpers ----
 
+// JSONType is the JSON Schema type of a value decoded with json.Number
+// ("integer" for 1, 1.0 and 1e2, exactly: not through a float).
+func JSONType(v any) string { return jsonType(v) }
+
 func jsonType(v any) string {
 	switch x := v.(type) {
 	case nil:

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/internal/msgcheck"
 )
 
 // mutation switches a defect into the comparison, for the test that
@@ -379,7 +380,7 @@ func accepts(s *Schema, value string) (ok bool, why string) {
 	if s.Enum != nil && !slices.Contains(s.Enum, value) {
 		return false, "not among " + strings.Join(s.Enum, ", ")
 	}
-	t := typeOf(v)
+	t := msgcheck.JSONType(v)
 	if s.Types != nil && !slices.Contains(s.Types, t) && !(t == "integer" && slices.Contains(s.Types, "number")) {
 		return false, "type " + strings.Join(s.Types, ", ")
 	}
@@ -457,27 +458,4 @@ func accepts(s *Schema, value string) (ok bool, why string) {
 		}
 	}
 	return true, undecided
-}
-
-// typeOf is the JSON Schema type of a decoded value ("integer" for an
-// integral number).
-func typeOf(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	case json.Number:
-		if f, err := x.Float64(); err == nil && !math.IsInf(f, 0) && f == math.Trunc(f) {
-			return "integer"
-		}
-		return "number"
-	}
-	return "unknown"
 }
