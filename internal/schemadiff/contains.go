@@ -25,15 +25,38 @@ var allTypes = []string{"null", "boolean", "object", "array", "number", "integer
 // comparison does not model only make inner smaller, so ignoring them
 // keeps the answer sound, while outer's are Undecided.
 func Contains(outer, inner *Schema) Result {
+	return (&checker{}).result(outer, inner)
+}
+
+// tooComplex is the Undecided detail past maxSteps.
+var tooComplex = fmt.Sprintf("the comparison stopped after %d steps (nested alternatives)", maxSteps)
+
+// maxSteps bounds a comparison: nested anyOf and allOf on both sides
+// compare alternatives pairwise, which a schema crafted for it can make
+// explode. Past it every further step is Undecided.
+const maxSteps = 100_000
+
+// checker is one comparison: its steps so far, shared by the comparisons
+// of alternatives it makes.
+type checker struct{ steps int }
+
+// result is a comparison of its own, within c's budget.
+func (c *checker) result(outer, inner *Schema) Result {
 	var r Result
-	contains(&r, outer, inner, "")
+	c.contains(&r, outer, inner, "")
 	return r
 }
 
 // any is the schema that accepts everything.
 var anySchema = &Schema{}
 
-func contains(r *Result, outer, inner *Schema, path string) {
+func (c *checker) contains(r *Result, outer, inner *Schema, path string) {
+	if c.steps++; c.steps > maxSteps {
+		if n := len(r.Undecided); n == 0 || r.Undecided[n-1].Detail != tooComplex {
+			r.Undecided = append(r.Undecided, Finding{path, "undecided", tooComplex})
+		}
+		return
+	}
 	if inner == nil {
 		inner = anySchema
 	}
@@ -50,29 +73,29 @@ func contains(r *Result, outer, inner *Schema, path string) {
 	if outer.AllOf != nil {
 		// every one of outer's parts must contain inner
 		for _, part := range outer.AllOf {
-			contains(r, part, inner, path)
+			c.contains(r, part, inner, path)
 		}
 		rest := *outer
 		rest.AllOf = nil
-		contains(r, &rest, inner, path)
+		c.contains(r, &rest, inner, path)
 		return
 	}
 	if inner.AllOf != nil {
 		// an instance of inner is valid under each of its parts: any one
 		// part (or the rest) inside outer proves it
 		merged := merge(inner)
-		mergedR := Contains(outer, merged)
-		if mergedR.Contained() || slices.ContainsFunc(inner.AllOf, func(p *Schema) bool { return Contains(outer, p).Contained() }) {
+		mergedR := c.result(outer, merged)
+		if mergedR.Contained() || slices.ContainsFunc(inner.AllOf, func(p *Schema) bool { return c.result(outer, p).Contained() }) {
 			return
 		}
 		undecided(r, mergedR, "with allOf: ")
 		return
 	}
 	if inner.AnyOf != nil {
-		containsAnyOfInner(r, outer, inner, path)
+		c.containsAnyOfInner(r, outer, inner, path)
 		return
 	}
-	if outer.AnyOf != nil && !slices.ContainsFunc(outer.AnyOf, func(b *Schema) bool { return Contains(b, inner).Contained() }) {
+	if outer.AnyOf != nil && !slices.ContainsFunc(outer.AnyOf, func(b *Schema) bool { return c.result(b, inner).Contained() }) {
 		r.Undecided = append(r.Undecided, Finding{path, "undecided", "anyOf: no one alternative of the schema is shown to accept every instance"})
 	}
 	if inner.Enum != nil {
@@ -121,11 +144,11 @@ func contains(r *Result, outer, inner *Schema, path string) {
 		atLeast(r, path, "minItems", outer.MinItems, inner.MinItems)
 		atMost(r, path, "maxItems", outer.MaxItems, inner.MaxItems)
 		if outer.Items != nil {
-			contains(r, outer.Items, inner.Items, path+"/*")
+			c.contains(r, outer.Items, inner.Items, path+"/*")
 		}
 	}
 	if has("object") {
-		containsObject(r, outer, inner, path)
+		c.containsObject(r, outer, inner, path)
 	}
 }
 
@@ -214,16 +237,16 @@ func merge(s *Schema) *Schema {
 
 // containsAnyOfInner: an instance of inner is valid under inner's other
 // keywords and under one of its alternatives, so either proves it.
-func containsAnyOfInner(r *Result, outer, inner *Schema, path string) {
+func (c *checker) containsAnyOfInner(r *Result, outer, inner *Schema, path string) {
 	rest := *inner
 	rest.AnyOf = nil
-	restR := Contains(outer, &rest)
+	restR := c.result(outer, &rest)
 	if restR.Contained() {
 		return
 	}
 	all := true
 	for _, b := range inner.AnyOf {
-		all = all && Contains(outer, b).Contained()
+		all = all && c.result(outer, b).Contained()
 	}
 	if all {
 		return
@@ -243,7 +266,7 @@ func undecided(r *Result, sub Result, prefix string) {
 	}
 }
 
-func containsObject(r *Result, outer, inner *Schema, path string) {
+func (c *checker) containsObject(r *Result, outer, inner *Schema, path string) {
 	for _, name := range outer.Required {
 		if !slices.Contains(inner.Required, name) && mutation != "required" {
 			r.Findings = append(r.Findings, Finding{path, "required-added", fmt.Sprintf("property %q is now required", name)})
@@ -265,7 +288,7 @@ func containsObject(r *Result, outer, inner *Schema, path string) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(outer.Properties)) {
 		if p := innerOf(name); p != nil {
-			contains(r, outer.Properties[name], p, path+"/"+escape(name))
+			c.contains(r, outer.Properties[name], p, path+"/"+escape(name))
 		}
 	}
 	if outer.Additional == nil {
@@ -274,13 +297,13 @@ func containsObject(r *Result, outer, inner *Schema, path string) {
 	for _, name := range slices.Sorted(maps.Keys(inner.Properties)) {
 		if _, ok := outer.Properties[name]; !ok {
 			sub := len(r.Findings)
-			contains(r, outer.Additional, inner.Properties[name], path+"/"+escape(name))
+			c.contains(r, outer.Additional, inner.Properties[name], path+"/"+escape(name))
 			closed(r, sub, name)
 		}
 	}
 	if inner.Additional == nil || !inner.Additional.Never {
 		sub := len(r.Findings)
-		contains(r, outer.Additional, inner.Additional, path+"/*")
+		c.contains(r, outer.Additional, inner.Additional, path+"/*")
 		closed(r, sub, "")
 	}
 }

@@ -78,30 +78,43 @@ func Parse(raw json.RawMessage) (*Schema, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not JSON: %v", err)
 	}
-	return parse(doc, doc, 0)
+	return (&parser{root: doc}).parse(doc, 0)
 }
 
-func parse(v, root any, depth int) (*Schema, error) {
+// maxNodes bounds the schemas a Parse builds: each $ref is expanded where
+// it is used, and a schema crafted for it (many references to "#" at each
+// level) would otherwise grow without end. Past it a schema is Unknown.
+const maxNodes = 10_000
+
+// parser is one Parse: the document and the schemas built so far.
+type parser struct {
+	root  any
+	nodes int
+}
+
+func (p *parser) parse(v any, depth int) (*Schema, error) {
+	if p.nodes++; p.nodes > maxNodes {
+		return &Schema{Unknown: []string{fmt.Sprintf("the schema past %d subschemas", maxNodes)}}, nil
+	}
 	switch t := v.(type) {
 	case bool:
 		return &Schema{Never: !t}, nil
 	case map[string]any:
-		return parseObject(t, root, depth)
+		return p.parseObject(t, depth)
 	}
 	return nil, fmt.Errorf("a schema is an object or a boolean, not %T", v)
 }
 
-func parseObject(m, root any, depth int) (*Schema, error) {
-	obj := m.(map[string]any)
+func (p *parser) parseObject(obj map[string]any, depth int) (*Schema, error) {
 	if ref, ok := obj["$ref"].(string); ok {
 		if depth >= maxRefDepth {
 			return &Schema{Unknown: []string{"$ref (recursive)"}}, nil
 		}
-		target, err := resolve(ref, root)
+		target, err := resolve(ref, p.root)
 		if err != nil {
 			return nil, err
 		}
-		s, err := parse(target, root, depth+1)
+		s, err := p.parse(target, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +130,7 @@ func parseObject(m, root any, depth int) (*Schema, error) {
 			return nil
 		}
 		var out *Schema
-		out, err = parse(v, root, depth)
+		out, err = p.parse(v, depth)
 		return out
 	}
 	num := func(k string) *float64 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -317,3 +318,27 @@ func counterexample(t *rapid.T) (bad string, proven bool) {
 // jsonUnmarshal decodes an instance as the validator wants it (numbers
 // as json.Number).
 func jsonUnmarshal(b []byte) (any, error) { return jsonschema.UnmarshalJSON(bytes.NewReader(b)) }
+
+// TestBoundedOnCraftedSchemas: a schema whose every property refers to
+// the root again, and alternatives nested in alternatives, are parsed and
+// compared within the bounds (maxNodes, maxSteps): undecided, not proven
+// and not endless.
+func TestBoundedOnCraftedSchemas(t *testing.T) {
+	props := []string{}
+	for _, n := range "abcdefghij" {
+		props = append(props, `"`+string(n)+`":{"$ref":"#"}`)
+	}
+	refBomb := `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+	alt := `{"type":"string"}`
+	for range 6 { // 4^6 copies of the leaf; compared pairwise, far past maxSteps
+		alt = `{"anyOf":[` + alt + `,` + alt + `,{"allOf":[` + alt + `,` + alt + `]}]}`
+	}
+	for name, raw := range map[string]string{"refs to the root": refBomb, "nested alternatives": alt} {
+		s := mustParse(t, raw)
+		r := Contains(s, s)
+		if r.Contained() {
+			t.Errorf("%s: proven contained past the bounds", name)
+		}
+		t.Logf("%s: %d findings, %d undecided", name, len(r.Findings), len(r.Undecided))
+	}
+}
