@@ -78,6 +78,10 @@ func Terminal(w io.Writer, r *Report, files []string) {
 		fmt.Fprintf(w, "INTERRUPTED: the run was stopped; the reports hold the checks that finished\n")
 	}
 	TerminalBaseline(w, r)
+	if r.Contract != nil {
+		fmt.Fprintln(w)
+		ContractText(w, r.Contract)
+	}
 	verdict := "PASSED"
 	if !s.Passed {
 		verdict = "FAILED"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpconform/mcpconform/internal/contract"
 	"io"
 	"sort"
 	"strings"
@@ -115,5 +116,26 @@ func writeCatalogMarkdown(w io.Writer) {
 			links = append(links, "<"+l+">")
 		}
 		fmt.Fprintf(w, "\nApplied by %s. Spec: %s\n", strings.Join(reqs, ", "), strings.Join(links, " "))
+	}
+	writeContractRules(w, cell)
+}
+
+// writeContractRules prints the contract gate's rule catalog as Markdown
+// (the section of docs/requirements.md; mcpconform list --contract-rules
+// prints it alone).
+func writeContractRules(w io.Writer, cell func(string) string) {
+	fmt.Fprintln(w, "\n## Contract rules")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The changes `mcpconform contract check` (and `run --contract`) classifies, comparing a server with its")
+	fmt.Fprintln(w, "contract file, and the lints of the text a model reads (`contract lint`, `run --lint`). These are")
+	fmt.Fprintln(w, "not conformance verdicts: ERR breaks a conforming client or the contract (and fails the gate unless")
+	fmt.Fprintln(w, "the file's `policy.accept` lists it), WARN may break one or changes what a model or host decides,")
+	fmt.Fprintln(w, "INFO is anything else. Inputs may not tighten, outputs may not loosen. `policy.overrides` sets a")
+	fmt.Fprintln(w, "rule's level (`err`, `warn`, `info`, `none`). See [contract.md](contract.md).")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| Rule | Level | Category | Change | Why |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
+	for _, r := range contract.Rules {
+		fmt.Fprintf(w, "| <a id=\"%s\"></a>`%s` | %s | %s | %s | %s |\n", strings.ToLower(r.ID), r.ID, r.Level, r.Category, cell(r.Change), cell(r.Why))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpconform/mcpconform/internal/contract"
 	"io"
 	"net/http"
 	"os"
@@ -87,6 +88,12 @@ usage:
   mcpconform inspect [flags] -- COMMAND | --url URL
                                                 connect like a host: identity, catalog,
                                                 --declarations json, --call NAME --args JSON
+  mcpconform contract snapshot [-o FILE] [--update] -- COMMAND | --url URL
+  mcpconform contract check FILE -- COMMAND | --url URL
+  mcpconform contract lint -- COMMAND | --url URL
+                                                the contract gate: snapshot the declared
+                                                surface, classify every change (exit 1 on
+                                                ERR), lint the text a model reads
   mcpconform report [--html OUT.html] [NAME=]RUN_DIR...
                                                 re-render a run's report.html/summary.md,
                                                 or a matrix page of several runs
@@ -95,7 +102,7 @@ usage:
   mcpconform repro REPORT.json ID [--revision R] [--transport stdio|http]
   mcpconform repro --finding CORPUS.json       print a POSIX sh script that reproduces a FAIL
                                                 or WARN (or a saved fuzz case) without mcpconform
-  mcpconform list [--all|--tolerances|--markdown]
+  mcpconform list [--all|--tolerances|--markdown|--contract-rules]
                                                 print the requirement catalog (with links
                                                 to the specification), or the tolerated
                                                 ambiguities
@@ -157,6 +164,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdFuzz(args[1:], stdout, stderr)
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
+	case "contract":
+		return cmdContract(args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
 	case "baseline":
@@ -509,14 +518,19 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	all := fs.Bool("all", false, "also list catalog requirements that have no check yet")
 	tols := fs.Bool("tolerances", false, "list the ambiguities of the specification mcpconform tolerates, with the verdict of each reading and the links")
 	md := fs.Bool("markdown", false, "print the whole catalog as Markdown (docs/requirements.md is this output)")
+	rules := fs.Bool("contract-rules", false, "list the rules of the contract gate (mcpconform contract) and the lints")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		if err == nil {
 			err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 		}
-		fmt.Fprintf(stderr, "mcpconform list: %v (flags: --all, --tolerances, --markdown)\n", err)
+		fmt.Fprintf(stderr, "mcpconform list: %v (flags: --all, --tolerances, --markdown, --contract-rules)\n", err)
 		return exitUsage
 	}
 	switch {
+	case *rules:
+		for _, r := range contract.Rules {
+			fmt.Fprintf(stdout, "%-32s %-4s %-6s %s\n%38s why: %s\n", r.ID, r.Level, r.Category, r.Change, "", r.Why)
+		}
 	case *md:
 		writeCatalogMarkdown(stdout)
 	case *tols:

@@ -43,6 +43,10 @@ type Options struct {
 	Policy policy.CallPolicy
 	// MaxPages caps each list walk (default 100).
 	MaxPages int
+	// Session, when set, is a session of Target whose handshake is done:
+	// Inspect discovers on it instead of opening one (Revision is then
+	// ignored). The inspection owns it from then on.
+	Session *session.Session
 }
 
 // Inspection is the outcome of connecting to a server, handshaking and
@@ -71,6 +75,9 @@ type Inspection struct {
 	Resources         []json.RawMessage `json:"resources"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
 	Prompts           []json.RawMessage `json:"prompts"`
+	// CacheScopes is the cacheScope of each list's first page (and of
+	// server/discover), by method (2026-07-28).
+	CacheScopes map[string]string `json:"cacheScopes,omitempty"`
 	// Notes explains anything unusual: pages capped, a list that failed, how
 	// the revision was chosen.
 	Notes []string `json:"notes,omitempty"`
@@ -127,7 +134,10 @@ func Inspect(ctx context.Context, o Options) (*Inspection, error) {
 		in.maxPages = DefaultMaxPages
 	}
 
-	if o.Revision == "" {
+	if o.Session != nil {
+		in.session = o.Session
+		in.Eras = []catalog.Revision{o.Session.Revision()}
+	} else if o.Revision == "" {
 		d := tg.Detect(ctx)
 		if d.Unreachable != nil {
 			closeAll(d.Sessions)
@@ -194,6 +204,7 @@ func (in *Inspection) identity() {
 		in.Instructions = *res.Instructions
 	}
 	in.SupportedVersions = res.SupportedVersions
+	in.scope("server/discover", raw)
 	if len(in.ServerInfo) == 0 {
 		in.note("the server sent no serverInfo")
 	}
@@ -270,6 +281,9 @@ func (in *Inspection) walk(ctx context.Context, method, key string) []json.RawMe
 			return items
 		}
 		items = append(items, got...)
+		if page == 1 {
+			in.scope(method, resp.Msg.Result)
+		}
 		next, ok := res["nextCursor"]
 		if !ok || string(next) == "null" {
 			return items
@@ -289,6 +303,26 @@ func (in *Inspection) walk(ctx context.Context, method, key string) []json.RawMe
 		seen[c] = true
 		cursor = c
 	}
+}
+
+// scope records the cacheScope of a result, when it has one.
+func (in *Inspection) scope(method string, result json.RawMessage) {
+	var r struct {
+		CacheScope *string `json:"cacheScope"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.CacheScope == nil {
+		return
+	}
+	if in.CacheScopes == nil {
+		in.CacheScopes = map[string]string{}
+	}
+	in.CacheScopes[method] = *r.CacheScope
+}
+
+// Relist walks a list again on the inspection's session and returns its
+// items (the contract gate compares two listings of one session).
+func (in *Inspection) Relist(ctx context.Context, method, key string) []json.RawMessage {
+	return in.walk(ctx, method, key)
 }
 
 // Close ends the session (stdio: the server process is shut down).

@@ -17,7 +17,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.9"
+const SchemaVersion = "1.10"
 
 // Report is the content of report.json.
 type Report struct {
@@ -46,6 +46,9 @@ type Report struct {
 	Baseline *BaselineSummary `json:"baseline,omitempty"`
 	// Performance: server latency and what the run opened; since 1.3.
 	Performance *Performance `json:"performance,omitempty"`
+	// Contract: the contract gate and the lints of model-read text (run
+	// --contract/--lint, contract check); since 1.10.
+	Contract *Contract `json:"contract,omitempty"`
 }
 
 // Performance says how fast the server answered and what the run opened;

@@ -53,22 +53,22 @@ var anySchema = &Schema{}
 func (c *checker) contains(r *Result, outer, inner *Schema, path string) {
 	if c.steps++; c.steps > maxSteps {
 		if n := len(r.Undecided); n == 0 || r.Undecided[n-1].Detail != tooComplex {
-			r.Undecided = append(r.Undecided, Finding{path, "undecided", tooComplex})
+			r.Undecided = append(r.Undecided, Finding{Path: path, Kind: "undecided", Detail: tooComplex})
 		}
 		return
 	}
 	if inner == nil {
 		inner = anySchema
 	}
-	if outer == nil || inner.Never {
+	if outer == nil || inner.Never || outer.src != "" && outer.src == inner.src {
 		return
 	}
 	if outer.Never {
-		r.Findings = append(r.Findings, Finding{path, "rejects-all", "the schema accepts nothing"})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "rejects-all", Detail: "the schema accepts nothing"})
 		return
 	}
 	if len(outer.Unknown) > 0 {
-		r.Undecided = append(r.Undecided, Finding{path, "undecided", "keywords the comparison does not model: " + strings.Join(outer.Unknown, ", ")})
+		r.Undecided = append(r.Undecided, Finding{Path: path, Kind: "undecided", Detail: "keywords the comparison does not model: " + strings.Join(outer.Unknown, ", ")})
 	}
 	if outer.AllOf != nil {
 		// every one of outer's parts must contain inner
@@ -91,26 +91,32 @@ func (c *checker) contains(r *Result, outer, inner *Schema, path string) {
 		undecided(r, mergedR, "with allOf: ")
 		return
 	}
+	if inner.AnyOf == nil && inner.OneOf != nil {
+		// an instance of a oneOf matches one of its alternatives
+		alt := *inner
+		alt.AnyOf, alt.OneOf = inner.OneOf, nil
+		inner = &alt
+	}
 	if inner.AnyOf != nil {
 		c.containsAnyOfInner(r, outer, inner, path)
 		return
 	}
 	if outer.AnyOf != nil && !slices.ContainsFunc(outer.AnyOf, func(b *Schema) bool { return c.result(b, inner).Contained() }) {
-		r.Undecided = append(r.Undecided, Finding{path, "undecided", "anyOf: no one alternative of the schema is shown to accept every instance"})
+		r.Undecided = append(r.Undecided, Finding{Path: path, Kind: "undecided", Detail: "anyOf: no one alternative of the schema is shown to accept every instance"})
 	}
 	if inner.Enum != nil {
 		// the instances are among the listed values: each one is checked
 		for _, v := range inner.Enum {
 			if ok, why := accepts(outer, v); !ok {
-				r.Findings = append(r.Findings, Finding{path, "enum-narrowed", fmt.Sprintf("%s is no longer accepted (%s)", v, why)})
+				r.Findings = append(r.Findings, Finding{Path: path, Kind: "enum-narrowed", Detail: fmt.Sprintf("%s is no longer accepted (%s)", v, why)})
 			} else if why != "" {
-				r.Undecided = append(r.Undecided, Finding{path, "undecided", fmt.Sprintf("%s: %s", v, why)})
+				r.Undecided = append(r.Undecided, Finding{Path: path, Kind: "undecided", Detail: fmt.Sprintf("%s: %s", v, why)})
 			}
 		}
 		return
 	}
 	if outer.Enum != nil {
-		r.Findings = append(r.Findings, Finding{path, "enum-narrowed", "the values are now limited to " + strings.Join(outer.Enum, ", ")})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "enum-narrowed", Detail: "the values are now limited to " + strings.Join(outer.Enum, ", ")})
 	}
 	types := inner.Types
 	if types == nil {
@@ -119,7 +125,7 @@ func (c *checker) contains(r *Result, outer, inner *Schema, path string) {
 	if outer.Types != nil {
 		for _, t := range types {
 			if !slices.Contains(outer.Types, t) && !(t == "integer" && slices.Contains(outer.Types, "number")) {
-				r.Findings = append(r.Findings, Finding{path, "type-narrowed", fmt.Sprintf("a %s is no longer accepted (type %s)", t, strings.Join(outer.Types, ", "))})
+				r.Findings = append(r.Findings, Finding{Path: path, Kind: "type-narrowed", Detail: fmt.Sprintf("a %s is no longer accepted (type %s)", t, strings.Join(outer.Types, ", "))})
 			}
 		}
 	}
@@ -134,10 +140,10 @@ func (c *checker) contains(r *Result, outer, inner *Schema, path string) {
 		atLeast(r, path, "minLength", outer.MinLength, inner.MinLength)
 		atMost(r, path, "maxLength", outer.MaxLength, inner.MaxLength)
 		if outer.Pattern != nil && (inner.Pattern == nil || *inner.Pattern != *outer.Pattern) {
-			r.Findings = append(r.Findings, Finding{path, "pattern-added", "strings must now match " + *outer.Pattern})
+			r.Findings = append(r.Findings, Finding{Path: path, Kind: "pattern-added", Detail: "strings must now match " + *outer.Pattern})
 		}
 		if outer.Format != nil && (inner.Format == nil || *inner.Format != *outer.Format) {
-			r.Findings = append(r.Findings, Finding{path, "format-added", "strings must now be " + *outer.Format})
+			r.Findings = append(r.Findings, Finding{Path: path, Kind: "format-added", Detail: "strings must now be " + *outer.Format})
 		}
 	}
 	if has("array") {
@@ -269,7 +275,7 @@ func undecided(r *Result, sub Result, prefix string) {
 func (c *checker) containsObject(r *Result, outer, inner *Schema, path string) {
 	for _, name := range outer.Required {
 		if !slices.Contains(inner.Required, name) && mutation != "required" {
-			r.Findings = append(r.Findings, Finding{path, "required-added", fmt.Sprintf("property %q is now required", name)})
+			r.Findings = append(r.Findings, Finding{Path: path, Kind: "required-added", Detail: fmt.Sprintf("property %q is now required", name), Property: name})
 		}
 	}
 	// innerOf is what inner allows as the value of a property name (nil:
@@ -315,6 +321,7 @@ func closed(r *Result, from int, name string) {
 			r.Findings[i].Kind = "property-closed"
 			if name != "" {
 				r.Findings[i].Detail = fmt.Sprintf("property %q is no longer allowed", name)
+				r.Findings[i].Property = name
 			} else {
 				r.Findings[i].Detail = "properties not listed are no longer allowed"
 			}
@@ -331,20 +338,20 @@ func escape(name string) string {
 func lowerBound(r *Result, path string, outer, inner *Schema) {
 	lo, loExcl, ok := inner.lower()
 	if outer.Minimum != nil && !(ok && lo >= *outer.Minimum) {
-		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("minimum %v", *outer.Minimum)})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "bound-tightened", Detail: fmt.Sprintf("minimum %v", *outer.Minimum)})
 	}
 	if outer.ExclMin != nil && !(ok && (lo > *outer.ExclMin || loExcl && lo >= *outer.ExclMin)) {
-		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("exclusiveMinimum %v", *outer.ExclMin)})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "bound-tightened", Detail: fmt.Sprintf("exclusiveMinimum %v", *outer.ExclMin)})
 	}
 }
 
 func upperBound(r *Result, path string, outer, inner *Schema) {
 	hi, hiExcl, ok := inner.upper()
 	if outer.Maximum != nil && !(ok && hi <= *outer.Maximum) && mutation != "maximum" {
-		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("maximum %v", *outer.Maximum)})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "bound-tightened", Detail: fmt.Sprintf("maximum %v", *outer.Maximum)})
 	}
 	if outer.ExclMax != nil && !(ok && (hi < *outer.ExclMax || hiExcl && hi <= *outer.ExclMax)) {
-		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("exclusiveMaximum %v", *outer.ExclMax)})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "bound-tightened", Detail: fmt.Sprintf("exclusiveMaximum %v", *outer.ExclMax)})
 	}
 }
 
@@ -371,13 +378,13 @@ func (s *Schema) upper() (v float64, excl, ok bool) {
 
 func atLeast(r *Result, path, kw string, outer, inner *float64) {
 	if outer != nil && *outer > 0 && (inner == nil || *inner < *outer) {
-		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("%s %v", kw, *outer)})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "bound-tightened", Detail: fmt.Sprintf("%s %v", kw, *outer)})
 	}
 }
 
 func atMost(r *Result, path, kw string, outer, inner *float64) {
 	if outer != nil && (inner == nil || *inner > *outer) {
-		r.Findings = append(r.Findings, Finding{path, "bound-tightened", fmt.Sprintf("%s %v", kw, *outer)})
+		r.Findings = append(r.Findings, Finding{Path: path, Kind: "bound-tightened", Detail: fmt.Sprintf("%s %v", kw, *outer)})
 	}
 }
 

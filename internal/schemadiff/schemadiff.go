@@ -15,7 +15,7 @@
 // enum/const, properties, required, additionalProperties,
 // items, minItems/maxItems, the numeric bounds, minLength/maxLength,
 // pattern, format, anyOf, allOf, and local $ref to #/$defs or
-// #/definitions. Others (oneOf, not, if/then/else, prefixItems,
+// #/definitions; an inner oneOf (compared as anyOf). Others (an outer oneOf, not, if/then/else, prefixItems,
 // unevaluatedProperties, dependentRequired …) are Undecided in the outer
 // schema and ignored in the inner one (which they only make smaller).
 package schemadiff
@@ -56,6 +56,13 @@ type Schema struct {
 	Format     *string
 	AnyOf      []*Schema
 	AllOf      []*Schema
+	// OneOf: its alternatives (exactly one must match). An outer oneOf is
+	// undecided (it is also in Unknown); an inner one holds only
+	// instances of one of its alternatives, so it is compared as anyOf.
+	OneOf []*Schema
+	// src is the schema's canonical JSON when it holds no $ref (two
+	// schemas with the same src accept the same instances).
+	src string
 	// Unknown: keywords present that the comparison does not model (an
 	// outer schema with any is undecided).
 	Unknown []string
@@ -124,6 +131,9 @@ func (p *parser) parseObject(obj map[string]any, depth int) (*Schema, error) {
 		return s, nil
 	}
 	s := &Schema{}
+	if c := canonical(obj); !strings.Contains(c, `"$ref"`) {
+		s.src = c
+	}
 	var err error
 	sub := func(v any) *Schema {
 		if err != nil {
@@ -149,7 +159,7 @@ func (p *parser) parseObject(obj map[string]any, depth int) (*Schema, error) {
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		switch {
-		case ignored[k]:
+		case ignored[k], strings.HasPrefix(k, "x-"): // x-: extensions (x-mcp-header) constrain nothing
 		case k == "type":
 			switch t := v.(type) {
 			case string:
@@ -219,6 +229,12 @@ func (p *parser) parseObject(obj map[string]any, depth int) (*Schema, error) {
 			for _, x := range list {
 				s.AllOf = append(s.AllOf, sub(x))
 			}
+		case k == "oneOf":
+			list, _ := v.([]any)
+			for _, x := range list {
+				s.OneOf = append(s.OneOf, sub(x))
+			}
+			s.Unknown = append(s.Unknown, k)
 		default:
 			s.Unknown = append(s.Unknown, k)
 		}
@@ -264,6 +280,10 @@ type Finding struct {
 	// "pattern-added", "format-added", "rejects-all", "undecided".
 	Kind   string
 	Detail string
+	// Property names the property of a "required-added" finding (at the
+	// object's Path) and of a "property-closed" one (at Path's last
+	// segment); "" otherwise.
+	Property string
 }
 
 func (f Finding) String() string { return fmt.Sprintf("%s %s: %s", or(f.Path, "/"), f.Kind, f.Detail) }

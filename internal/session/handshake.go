@@ -32,6 +32,9 @@ func (s *Session) Initialize(ctx context.Context, version string) (*Response, er
 // server requests carry it.
 func (s *Session) InitializeWith(ctx context.Context, version string, caps map[string]any) (*Response, error) {
 	params := InitializeParams(version)
+	if name := s.clientName(); name != ClientName {
+		params["clientInfo"] = map[string]any{"name": name, "version": ClientVersion}
+	}
 	if caps != nil {
 		params["capabilities"] = caps
 	}

@@ -67,8 +67,27 @@ func (s *Session) ModernMeta() map[string]any {
 	return map[string]any{
 		MetaProtocolVersion:    string(catalog.Modern),
 		MetaClientCapabilities: map[string]any{},
-		MetaClientInfo:         map[string]any{"name": ClientName, "version": ClientVersion},
+		MetaClientInfo:         map[string]any{"name": s.clientName(), "version": ClientVersion},
 	}
+}
+
+// SetClientName makes the session introduce itself as name in clientInfo
+// (initialize's, and the per-request _meta of 2026-07-28) instead of
+// ClientName: the contract gate asks whether the surface a server declares
+// depends on who asks. Call it before the handshake.
+func (s *Session) SetClientName(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.altName = name
+}
+
+func (s *Session) clientName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.altName != "" {
+		return s.altName
+	}
+	return ClientName
 }
 
 func withMeta(params any, meta map[string]any) (json.RawMessage, error) {

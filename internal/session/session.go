@@ -238,6 +238,7 @@ type Session struct {
 	rawAt time.Time
 
 	mu            sync.Mutex
+	altName       string           // SetClientName
 	pending       map[string]*call // by ID.Key()
 	expired       map[string]bool  // ids of calls that ended without a response (at most maxExpired)
 	loose         map[string]*call // by ID.LooseKey()

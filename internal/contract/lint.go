@@ -1,0 +1,153 @@
+package contract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/inspect"
+	"github.com/mcpconform/mcpconform/internal/target"
+	"github.com/mcpconform/mcpconform/internal/textlint"
+)
+
+// stability probes the newest revision's surface: a second listing of
+// each list on the same session (LINT_UNSTABLE_LIST), and the surface a
+// session with another client name gets (LINT_CLIENT_ID_VARIANCE).
+func stability(ctx context.Context, tg *target.Target, in *inspect.Inspection, o Options) []Finding {
+	rev := string(in.Revision)
+	var out []Finding
+	lists := []struct {
+		method, key string
+		first       []json.RawMessage
+		kind        string
+	}{
+		{"tools/list", "tools", in.Tools, "tools"},
+		{"prompts/list", "prompts", in.Prompts, "prompts"},
+		{"resources/templates/list", "resourceTemplates", in.ResourceTemplates, "resourceTemplates"},
+	}
+	caps := obj(tree(in.Capabilities))
+	for _, l := range lists {
+		if !declaredFor(caps, l.kind) {
+			continue
+		}
+		again := in.Relist(ctx, l.method, l.key)
+		a, b := canonList(l.first), canonList(again)
+		switch {
+		case !slices.Equal(sortedCopy(a), sortedCopy(b)):
+			out = append(out, finding("LINT_UNSTABLE_LIST", ERR, rev, "default", "/"+l.kind, l.method,
+				"two %s listings on one session differ (%d items, then %d)", l.method, len(a), len(b)))
+		case !slices.Equal(a, b) && !catalog.Revision(rev).IsLegacy():
+			out = append(out, finding("LINT_UNSTABLE_LIST", WARN, rev, "default", "/"+l.kind, l.method,
+				"two %s listings on one session list the same items in another order (2026-07-28: servers SHOULD return them in a deterministic order)", l.method))
+		}
+	}
+	s, err := open(ctx, tg, in.Revision, "default", o, altClient)
+	if err != nil {
+		return merge(out)
+	}
+	alt, err := inspect.Inspect(ctx, inspect.Options{Target: tg, Session: s, MaxPages: o.MaxPages, Policy: "none"})
+	if err != nil {
+		s.Close()
+		return merge(out)
+	}
+	defer alt.Close()
+	mine, _ := section(in)
+	theirs, _ := section(alt)
+	var differ []string
+	for _, k := range slices.Sorted(maps.Keys(mine)) {
+		if k == "server" {
+			continue
+		}
+		if canonical(mine[k]) != canonical(theirs[k]) {
+			differ = append(differ, k)
+		}
+	}
+	if len(differ) > 0 {
+		out = append(out, finding("LINT_CLIENT_ID_VARIANCE", "", rev, "default", "", "surface",
+			"a client named %q is given other %s than mcpconform's", altClient, strings.Join(differ, ", ")))
+	}
+	return merge(out)
+}
+
+func canonList(items []json.RawMessage) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, canonical(tree(it)))
+	}
+	return out
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+// Lint lints the text a model reads in every section of the file (each
+// hit once, with the revisions it is on) and adds the stability findings
+// the snapshot made. Overrides of the file's policy (or of the contract
+// given) apply.
+func Lint(f *File, p Policy) []Finding {
+	var raw []Finding
+	for _, rev := range slices.SortedFunc(maps.Keys(f.Sections), revisionOrder) {
+		for _, prof := range slices.SortedFunc(maps.Keys(f.Sections[rev]), profileOrder) {
+			raw = append(raw, lintSection(rev, prof, f.Sections[rev][prof])...)
+		}
+	}
+	raw = append(raw, f.Stability...)
+	return p.apply(merge(raw))
+}
+
+func lintSection(rev, prof string, sec map[string]any) []Finding {
+	var out []Finding
+	add := func(path, subject string, tf textlint.Finding) {
+		r := ruleByID[tf.Rule]
+		out = append(out, Finding{Rule: tf.Rule, Level: tf.Level, Category: r.Category, Revisions: []string{rev}, Profile: prof,
+			Path: path, Subject: subject, Message: fmt.Sprintf("%s: %s (%s)", tf.Where, tf.Detail, tf.Excerpt), Why: r.Why})
+	}
+	server := obj(sec["server"])
+	for _, k := range []string{"instructions", "title", "description"} {
+		for _, tf := range textlint.Lint("server."+k, str(server[k])) {
+			add("/server/"+k, "server", tf)
+		}
+	}
+	tools := obj(sec["tools"])
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
+		t := obj(tools[name])
+		schema, _ := json.Marshal(t["inputSchema"])
+		for _, tf := range textlint.LintTools([]textlint.Tool{{Name: name, Title: str(t["title"]), Description: str(t["description"]), InputSchema: schema}}) {
+			add("/tools/"+escapePointer(name), "tool "+name, tf)
+		}
+	}
+	prompts := obj(sec["prompts"])
+	for _, name := range slices.Sorted(maps.Keys(prompts)) {
+		pr := obj(prompts[name])
+		texts := map[string]string{"name": name, "title": str(pr["title"]), "description": str(pr["description"])}
+		args := obj(pr["arguments"])
+		for _, a := range slices.Sorted(maps.Keys(args)) {
+			texts["arguments."+a+".description"] = str(obj(args[a])["description"])
+			texts["arguments."+a+".name"] = a
+		}
+		for _, k := range slices.Sorted(maps.Keys(texts)) {
+			for _, tf := range textlint.Lint(fmt.Sprintf("prompts[%s].%s", name, k), texts[k]) {
+				add("/prompts/"+escapePointer(name), "prompt "+name, tf)
+			}
+		}
+	}
+	for _, kind := range []string{"resourceTemplates", "resources"} {
+		items := obj(sec[kind])
+		for _, id := range slices.Sorted(maps.Keys(items)) {
+			it := obj(items[id])
+			for _, k := range []string{"name", "title", "description"} {
+				for _, tf := range textlint.Lint(fmt.Sprintf("%s[%s].%s", kind, id, k), str(it[k])) {
+					add("/"+kind+"/"+escapePointer(id), kind+" "+id, tf)
+				}
+			}
+		}
+	}
+	return out
+}
