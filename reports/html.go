@@ -206,6 +206,9 @@ type htmlReport struct {
 	Filters                        []htmlFilterGroup
 	Stderr                         string
 	Baseline                       *BaselineSummary
+	// Contract: the contract gate's findings (run --contract/--lint,
+	// contract check).
+	Contract *Contract
 	// CallPolicy is the run's call policy ("" in reports before 1.2);
 	// PolicyNA the NA results it caused.
 	CallPolicy, ConfigFile string
@@ -232,7 +235,7 @@ func buildHTMLReport(r *Report) *htmlReport {
 		Verdicts: result.Verdicts, Info: info,
 		Name: htmlClip(htmlOneLine(info.Name), htmlHeaderClip), Version: htmlClip(htmlOneLine(info.Version), 60), Role: role(r),
 		Transport: r.Target.Transport, Auth: r.Target.Auth, HeaderNames: r.Target.Headers,
-		Revisions: r.Revisions, Detection: r.Detection, Stderr: r.Stderr, Baseline: r.Baseline,
+		Revisions: r.Revisions, Detection: r.Detection, Stderr: r.Stderr, Baseline: r.Baseline, Contract: r.Contract,
 		Started:    r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
 		Duration:   htmlMs(float64(r.DurationMs)),
 		CallPolicy: htmlClip(htmlOneLine(r.CallPolicy), 20), ConfigFile: htmlClip(htmlOneLine(r.Target.Config), 200),

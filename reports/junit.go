@@ -114,6 +114,9 @@ func WriteJUnit(dir string, rep *Report) (string, error) {
 				ts.Failures++
 			}
 		}
+		if si == 0 {
+			kept = append(kept, contractCases(rep.Contract, ts)...)
+		}
 		ts.TestCases = kept
 		ts.Tests = len(kept)
 	}
@@ -132,6 +135,40 @@ func WriteJUnit(dir string, rep *Report) (string, error) {
 	}
 	buf.WriteByte('\n')
 	return path, writeFile(path, buf.Bytes())
+}
+
+// contractCases are the contract gate's findings as testcases: an ERR
+// change or lint fails, an accepted one is skipped, the others pass with
+// their message.
+func contractCases(c *Contract, ts *reporters.JUnitTestSuite) []reporters.JUnitTestCase {
+	if c == nil {
+		return nil
+	}
+	var out []reporters.JUnitTestCase
+	for _, f := range c.Findings {
+		tc := reporters.JUnitTestCase{
+			Name:      fmt.Sprintf("%s %s %s", f.Rule, f.Level, f.Subject),
+			Classname: "mcpconform.contract." + f.Category,
+			Status:    "passed",
+			SystemOut: f.Message + "\nwhy: " + f.Why + "\nat: " + f.Pointer() + "\nfingerprint: " + f.Fingerprint,
+			Properties: &reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
+				{Name: "rule", Value: f.Rule}, {Name: "level", Value: f.Level}, {Name: "category", Value: f.Category},
+				{Name: "fingerprint", Value: f.Fingerprint}, {Name: "revisions", Value: strings.Join(f.Revisions, ",")},
+			}},
+		}
+		switch contractLevel(f) {
+		case "accepted":
+			tc.Status = "skipped"
+			tc.Skipped = &reporters.JUnitSkipped{Message: "accepted: " + f.Reason}
+			ts.Skipped++
+		case "failure":
+			tc.Status = "failed"
+			tc.Failure = &reporters.JUnitFailure{Type: f.Rule, Message: f.Message, Description: tc.SystemOut}
+			ts.Failures++
+		}
+		out = append(out, tc)
+	}
+	return out
 }
 
 // ginkgoReport gives a report the shape of a Ginkgo run, so that junit.xml

@@ -99,11 +99,13 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 		}
 	}
 
-	b.WriteString("\n| verdict | count |\n| --- | ---: |\n")
-	for _, v := range result.Verdicts {
-		fmt.Fprintf(&b, "| %s | %d |\n", v, s.Counts[v])
+	if r.Contract == nil || s.Total > 0 || len(r.Revisions) > 0 { // not for a contract check alone
+		b.WriteString("\n| verdict | count |\n| --- | ---: |\n")
+		for _, v := range result.Verdicts {
+			fmt.Fprintf(&b, "| %s | %d |\n", v, s.Counts[v])
+		}
+		fmt.Fprintf(&b, "| total | %d |\n", s.Total)
 	}
-	fmt.Fprintf(&b, "| total | %d |\n", s.Total)
 	if s.OtherRevision > 0 {
 		fmt.Fprintf(&b, "\nNot counted: %d requirements of another revision than this run covers (NA).\n", s.OtherRevision)
 	}
@@ -184,6 +186,8 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 		}
 	}
 
+	mdContract(&b, r.Contract)
+
 	var hints []string
 	for _, l := range []struct{ name, to string }{{"HTML report", links.HTML}, {"JUnit", links.JUnit}, {"report.json", links.JSON}} {
 		if l.to != "" {
@@ -201,6 +205,39 @@ func RenderMarkdown(w io.Writer, r *Report, links MarkdownLinks) error {
 	}
 	_, err := w.Write(out)
 	return err
+}
+
+// mdContract writes the contract gate's findings (ERR first), capped like
+// the failures table.
+func mdContract(b *bytes.Buffer, c *Contract) {
+	if c == nil {
+		return
+	}
+	what := "Lints of model-read text"
+	if c.File != "" {
+		what = "Contract " + mdText(c.File, 120)
+	}
+	icon := "✅"
+	if !c.Passed {
+		icon = "❌"
+	}
+	fmt.Fprintf(b, "\n### %s %s\n\n%d ERR, %d WARN, %d INFO, %d accepted (rules: `mcpconform list --contract-rules`)\n", icon, what, c.Err, c.Warn, c.Info, c.Accepted)
+	if len(c.Findings) == 0 {
+		return
+	}
+	b.WriteString("\n| level | rule | subject | change | revisions | fingerprint |\n| --- | --- | --- | --- | --- | --- |\n")
+	for i, f := range c.Findings {
+		if i >= MarkdownMaxRows || b.Len() > markdownTableBudget {
+			fmt.Fprintf(b, "\n… and %d more (see the full reports)\n", len(c.Findings)-i)
+			break
+		}
+		level := f.Level
+		if f.Accepted {
+			level += " (accepted: " + f.Reason + ")"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", mdText(level, 120), mdText(f.Rule, 40), mdText(f.Subject, 80),
+			mdText(f.Message, markdownMessageRunes), mdText(strings.Join(f.Revisions, ", "), 80), mdText(f.Fingerprint, 20))
+	}
 }
 
 // mdSpecLinks links the sentences a verdict rests on: the requirement's

@@ -103,6 +103,11 @@ type sarifLocation struct {
 
 type sarifPhysical struct {
 	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
 }
 
 type sarifArtifact struct {
@@ -180,7 +185,47 @@ func SARIF(r *Report) ([]byte, error) {
 		}
 		run.Results = append(run.Results, sr)
 	}
+	sarifContract(&run, r.Contract, uri)
 	return json.MarshalIndent(sarifLog{Schema: sarifSchemaURI, Version: "2.1.0", Runs: []sarifRun{run}}, "", "  ")
+}
+
+// sarifContract adds the contract gate's findings: the rule ids of the
+// contract catalog, located in the contract file (line and JSON pointer)
+// or, for lints without one, at the target.
+func sarifContract(run *sarifRun, c *Contract, targetURI string) {
+	if c == nil {
+		return
+	}
+	ruleIndex := map[string]int{}
+	for _, f := range c.Findings {
+		level := map[string]string{"ERR": "error", "WARN": "warning"}[f.Level]
+		if level == "" {
+			level = "note"
+		}
+		idx, seen := ruleIndex[f.Rule]
+		if !seen {
+			idx = len(run.Tool.Driver.Rules)
+			ruleIndex[f.Rule] = idx
+			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: f.Rule, ShortDescription: sarifText{Text: f.Rule},
+				FullDescription: &sarifText{Text: f.Why}, DefaultConfiguration: sarifRuleConf{Level: level},
+				Properties: map[string]any{"category": f.Category, "kind": "contract"}})
+		}
+		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: targetURI}}}
+		if c.File != "" {
+			loc.PhysicalLocation.ArtifactLocation.URI = filepath.ToSlash(c.File)
+			if f.Line > 0 {
+				loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line}
+			}
+		}
+		loc.LogicalLocations = []sarifLogical{{Name: f.Subject, FullyQualifiedName: f.Pointer(), Kind: "member"}}
+		sr := sarifResult{RuleID: f.Rule, RuleIndex: idx, Kind: "fail", Level: level, Message: sarifText{Text: f.Message},
+			Locations: []sarifLocation{loc}, PartialFingerprints: map[string]string{"mcpconform-contract/v1": f.Fingerprint},
+			Properties: map[string]any{"category": f.Category, "revisions": f.Revisions, "profile": f.Profile, "level": f.Level}}
+		if f.Accepted {
+			sr.Suppressions = []sarifSuppression{{Kind: "external", Justification: f.Reason}}
+		}
+		run.Results = append(run.Results, sr)
+	}
 }
 
 // WriteSARIF writes sarif.json into dir.

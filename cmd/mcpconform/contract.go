@@ -261,7 +261,10 @@ func gate(file string, old *contract.File, live *contract.File) *reportContract 
 	return contract.Summary(file, fs, live.Notes)
 }
 
-type reportContract = reports.Contract
+type (
+	reportContract = reports.Contract
+	contractFile   = contract.File
+)
 
 // finishContract prints the findings, writes the reports and returns the
 // exit code.

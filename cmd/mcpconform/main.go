@@ -356,6 +356,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		skip        = fs.String("skip", "", "comma list of requirement ids not to run")
 		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
+		contractF   = fs.String("contract", "", "also compare the server with this contract file (mcpconform contract snapshot) and lint its model-read text: an ERR change or lint fails the run")
+		lint        = fs.Bool("lint", false, "also lint the text a model reads (tool, prompt, resource text, instructions) and the surface's stability: an ERR lint fails the run")
 		reportList  = fs.String("reports", reports.DefaultFormatList(), "comma list of the reports to write in --report-dir (report.json is always written): "+reports.FormatsHelp())
 	)
 	if done, code := parseFlags(fs, args, "mcpconform run [flags] -- COMMAND [ARGS...] | mcpconform run [flags] --url URL | mcpconform run [flags] --config FILE", stdout, stderr); done {
@@ -418,6 +420,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		_ = stdio.AdoptOrphans()
 		defer stdio.ReapOrphans()
 	}
+	var contractSum *reportContract
+	if *contractF != "" || *lint {
+		// on a target of its own (the suite's statistics stay the suite's)
+		var old *contractFile
+		if *contractF != "" {
+			var code int
+			if old, code = loadContract(*contractF, stderr); old == nil {
+				return code
+			}
+		}
+		var pf profileFlags
+		live, _, _, code := takeSnapshot("(run --contract)", fs, &tf, &pf, stderr)
+		if live == nil {
+			return code
+		}
+		contractSum = gate(*contractF, old, live)
+	}
 	fmt.Fprintf(progress, "mcpconform %s: checking %s (%s)\n", toolVersion(), tg.Describe(), tg.Transport())
 	conform.SetCatalogTrigger(catalogTrigger(tf.catalogChange))
 	restoreProcs := checksOnOneP() // procs.go
@@ -429,6 +448,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		Policy: tf.policy, SampleArgs: tf.samples, ConfigFile: tf.configFile, Parallel: *parallel,
 	})
 	restoreProcs()
+	if out != nil && contractSum != nil {
+		out.Report.Contract = contractSum
+		if !contractSum.Passed {
+			out.Report.Summary.Passed = false
+		}
+	}
 	if out != nil { // a run that ended before any check ran still has reports saying why
 		var terminal io.Writer = stdout
 		if err != nil {
