@@ -179,14 +179,7 @@ func cmdContractCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	file := args[0]
-	fs := flag.NewFlagSet("contract check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var tf targetFlags
-	tf.registerCommon(fs)
-	var pf profileFlags
-	pf.register(fs)
-	format := fs.String("format", "text", "text or json (the findings on stdout)")
-	reportDir := fs.String("report-dir", "", "also write the reports (report.json, junit.xml, sarif.json, summary.md, report.html) here")
+	fs, tf, pf, format, reportDir := gateFlags("contract check")
 	if done, code := parseFlags(fs, args[1:], "mcpconform contract check FILE [--format text|json] [--report-dir DIR] [flags] (-- COMMAND | --url URL)", stdout, stderr); done {
 		return code
 	}
@@ -198,7 +191,7 @@ func cmdContractCheck(args []string, stdout, stderr io.Writer) int {
 	if old == nil {
 		return code
 	}
-	live, tg, _, code := takeSnapshot("check", fs, &tf, &pf, stderr)
+	live, tg, _, code := takeSnapshot("check", fs, tf, pf, stderr)
 	if live == nil {
 		return code
 	}
@@ -207,22 +200,27 @@ func cmdContractCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdContractLint(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("contract lint", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var tf targetFlags
-	tf.registerCommon(fs)
-	var pf profileFlags
-	pf.register(fs)
-	format := fs.String("format", "text", "text or json (the findings on stdout)")
-	reportDir := fs.String("report-dir", "", "also write the reports here")
+	fs, tf, pf, format, reportDir := gateFlags("contract lint")
 	if done, code := parseFlags(fs, args, "mcpconform contract lint [flags] (-- COMMAND | --url URL)", stdout, stderr); done {
 		return code
 	}
-	live, tg, _, code := takeSnapshot("lint", fs, &tf, &pf, stderr)
+	live, tg, _, code := takeSnapshot("lint", fs, tf, pf, stderr)
 	if live == nil {
 		return code
 	}
 	return finishContract(gate("", nil, live), tg, *format, *reportDir, stdout, stderr)
+}
+
+// gateFlags are the flags of contract check and contract lint.
+func gateFlags(name string) (fs *flag.FlagSet, tf *targetFlags, pf *profileFlags, format, reportDir *string) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	tf, pf = &targetFlags{}, &profileFlags{}
+	tf.registerCommon(fs)
+	pf.register(fs)
+	format = fs.String("format", "text", "text or json (the findings on stdout)")
+	reportDir = fs.String("report-dir", "", "also write the reports (report.json, junit.xml, sarif.json, summary.md, report.html) here")
+	return
 }
 
 // loadContract reads and decodes a contract file (exit 2 when it cannot).

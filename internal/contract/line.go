@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -46,7 +47,7 @@ func LineOf(b []byte, pointer string) int {
 			k, _ := tok.(string)
 			stack[n-1].key, stack[n-1].wantKey = k, false
 			p := path()
-			if len(p) > bestLen && len(p) <= len(want) && slicesEqual(p, want[:len(p)]) {
+			if len(p) > bestLen && len(p) <= len(want) && slices.Equal(p, want[:len(p)]) {
 				best, bestLen = bytes.Count(b[:dec.InputOffset()], []byte{'\n'})+1, len(p)
 			}
 			continue
@@ -72,16 +73,4 @@ func LineOf(b []byte, pointer string) int {
 			stack[m-1].wantKey = true
 		}
 	}
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
