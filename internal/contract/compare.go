@@ -166,7 +166,14 @@ func (c *comparer) section(old, live map[string]any) {
 		c.add("SERVER_VERSION_CHANGED", "", "/server/version", "server", "serverInfo.version changed from %q to %q", str(os["version"]), str(ls["version"]))
 	}
 	if str(os["instructions"]) != str(ls["instructions"]) {
-		c.add("INSTRUCTIONS_CHANGED", "", "/server/instructions", "server", "the instructions changed")
+		lvl, note := textChange(str(os["instructions"]), str(ls["instructions"]))
+		c.add("INSTRUCTIONS_CHANGED", lvl, "/server/instructions", "server", "the instructions changed%s", note)
+	}
+	for _, k := range []string{"title", "description"} {
+		if str(os[k]) != str(ls[k]) {
+			lvl, note := textChange(str(os[k]), str(ls[k]))
+			c.add("SERVER_TEXT_CHANGED", lvl, "/server/"+k, "server", "serverInfo.%s changed from %q to %q%s", k, clip(str(os[k])), clip(str(ls[k])), note)
+		}
 	}
 	c.icons("/server", "server", os, ls)
 	c.capabilities(obj(old["capabilities"]), obj(live["capabilities"]))
@@ -226,6 +233,15 @@ func (c *comparer) capabilities(old, live map[string]any) {
 			c.add("CAPABILITY_ADDED", "", "/capabilities/"+escapePointer(k), "capability "+k, "the %s capability is now declared", k)
 		}
 	}
+}
+
+// textChange grades a change of model-read text: a change of whitespace
+// alone (trailing spaces, line ends) is INFO; others take the rule's level.
+func textChange(was, is string) (level, note string) {
+	if strings.Join(strings.Fields(was), " ") == strings.Join(strings.Fields(is), " ") {
+		return INFO, " (whitespace only)"
+	}
+	return "", ""
 }
 
 func clip(s string) string {
@@ -307,9 +323,13 @@ func sameSchemas(old map[string]any, live map[string]any, added []string, paired
 func (c *comparer) tool(oldName, name string, old, live map[string]any) {
 	p := "/tools/" + escapePointer(oldName)
 	subj := "tool " + name
-	for _, k := range []string{"title", "description"} {
-		if str(old[k]) != str(live[k]) {
-			c.add("TOOL_DESCRIPTION_CHANGED", "", p+"/"+k, subj, "the %s of tool %s changed", k, name)
+	oa, la := obj(old["annotations"]), obj(live["annotations"])
+	for _, t := range []struct{ key, what, was, is string }{{"title", "title", str(old["title"]), str(live["title"])},
+		{"description", "description", str(old["description"]), str(live["description"])},
+		{"annotations/title", "annotations.title", str(oa["title"]), str(la["title"])}} {
+		if t.was != t.is {
+			lvl, note := textChange(t.was, t.is)
+			c.add("TOOL_DESCRIPTION_CHANGED", lvl, p+"/"+t.key, subj, "the %s of tool %s changed%s", t.what, name, note)
 		}
 	}
 	c.annotations(p, subj, obj(old["annotations"]), obj(live["annotations"]))
@@ -408,7 +428,7 @@ func (c *comparer) icons(p, subj string, old, live map[string]any) {
 	was := origins(old)
 	for _, o := range origins(live) {
 		if !slices.Contains(was, o) {
-			c.add("TOOL_ICON_ORIGIN_CHANGED", "", p+"/icons", subj, "an icon now comes from %s", o)
+			c.add("ICON_ORIGIN_CHANGED", "", p+"/icons", subj, "an icon now comes from %s", o)
 		}
 	}
 }

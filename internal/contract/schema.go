@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/schemadiff"
@@ -44,7 +45,7 @@ func compareSchemas(old, new any, dir direction) []schemaChange {
 	add := func(rule, level, path, format string, a ...any) {
 		out = append(out, schemaChange{rule: rule, level: level, path: path, msg: fmt.Sprintf(format, a...), category: Wire})
 	}
-	w := &walker{dir: dir, oldRoot: old, newRoot: new, removed: map[string]bool{}, explainedRemoved: map[string]bool{}, unions: map[string]bool{}}
+	w := &walker{dir: dir, oldRoot: old, newRoot: new, removed: map[string]bool{}, explainedRemoved: map[string]bool{}, added: map[string]bool{}, addedRequired: map[string]bool{}, unions: map[string]bool{}}
 	w.walk(old, new, "", 0)
 	for _, c := range w.changes {
 		out = append(out, c)
@@ -170,6 +171,10 @@ type walker struct {
 	// removed: paths of properties the old schema had and the new one
 	// does not; explainedRemoved: those a finding of the checker is under.
 	removed, explainedRemoved map[string]bool
+	// added: paths of input properties the new schema has and the old one
+	// did not, where the old object accepted any property (addedRequired:
+	// those the new schema requires, which IN_REQUIRED_ADDED reports)
+	added, addedRequired map[string]bool
 	// required: the old schema's required properties, by path (output)
 	oldRequired map[string]bool
 	// unions: paths where an alternative was removed (input) or added
@@ -197,7 +202,8 @@ func (w *walker) walk(o, n any, path string, depth int) {
 		ov, _ := om[k].(string)
 		nv, _ := nm[k].(string)
 		if ov != nv && path != "" {
-			w.changes = append(w.changes, schemaChange{"TOOL_DESCRIPTION_CHANGED", WARN, path, fmt.Sprintf("the %s of %s changed", k, where), Model})
+			lvl, note := textChange(ov, nv)
+			w.changes = append(w.changes, schemaChange{"TOOL_DESCRIPTION_CHANGED", lvl, path, fmt.Sprintf("the %s of %s changed%s", k, where, note), Model})
 		}
 	}
 	if w.dir == input {
@@ -220,8 +226,19 @@ func (w *walker) walk(o, n any, path string, depth int) {
 		}
 	}
 	w.unionsAt(om, nm, path)
-	op, _ := om["properties"].(map[string]any)
-	np, _ := nm["properties"].(map[string]any)
+	op, np := properties(om, w.oldRoot), properties(nm, w.newRoot)
+	if _, closed := om["additionalProperties"].(bool); w.dir == input && !closed && om["additionalProperties"] == nil && len(op) > 0 {
+		req, _ := nm["required"].([]any)
+		for _, name := range slices.Sorted(mapsKeys(np)) {
+			if _, ok := op[name]; !ok {
+				sub := path + "/" + escapePointer(name)
+				w.added[sub] = true
+				if slices.Contains(req, any(name)) {
+					w.addedRequired[sub] = true
+				}
+			}
+		}
+	}
 	for _, name := range slices.Sorted(mapsKeys(op)) {
 		sub := path + "/" + escapePointer(name)
 		if nv, ok := np[name]; ok {
@@ -241,6 +258,30 @@ func (w *walker) walk(o, n any, path string, depth int) {
 			w.walk(oi, ni, path+"/*", depth+1)
 		}
 	}
+}
+
+// properties are an object schema's properties and those of its
+// alternatives and parts (anyOf, oneOf, allOf), the schema's own first: a
+// property that moved into an alternative is not removed.
+func properties(m map[string]any, root any) map[string]any {
+	out := map[string]any{}
+	own, _ := m["properties"].(map[string]any)
+	for k, v := range own {
+		out[k] = v
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		list, _ := m[k].([]any)
+		for _, alt := range list {
+			am, _ := resolveRef(alt, root, 0).(map[string]any)
+			props, _ := am["properties"].(map[string]any)
+			for name, v := range props {
+				if _, ok := out[name]; !ok {
+					out[name] = v
+				}
+			}
+		}
+	}
+	return out
 }
 
 // unionsAt notes a union changed in the breaking direction at path.
@@ -287,8 +328,11 @@ func (w *walker) unionAt(p string) (string, bool) {
 }
 
 // underRemoved: the removed property path p is at or under ("" if none).
-func (w *walker) underRemoved(p string) string {
-	for r := range w.removed {
+func (w *walker) underRemoved(p string) string { return under(w.removed, p) }
+
+// under: the path of set that p is at or under ("" if none).
+func under(set map[string]bool, p string) string {
+	for r := range set {
 		if p == r || strings.HasPrefix(p, r+"/") {
 			return r
 		}
@@ -296,14 +340,29 @@ func (w *walker) underRemoved(p string) string {
 	return ""
 }
 
+// safeInteger is 2^53−1, the largest integer every JSON reader holds
+// exactly.
+const safeInteger = 9007199254740991
+
+// beyondSafeInteger: a bound finding ("maximum 9007199254740991") at or
+// beyond ±(2^53−1).
+func beyondSafeInteger(detail string) bool {
+	_, num, ok := strings.Cut(detail, " ")
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	return err == nil && (v >= safeInteger || v <= -safeInteger)
+}
+
 // classify names a finding of the checker by the rule of its direction.
 func (w *walker) classify(f schemadiff.Finding) schemaChange {
 	at := f.Path
 	if u, ok := w.unionAt(at); ok {
 		if w.dir == input {
-			return schemaChange{"IN_UNION_NARROWED", ERR, u, "an alternative was removed (or a part added): " + f.Detail, Wire}
+			return schemaChange{"IN_UNION_NARROWED", ERR, u, "an alternative was removed (or a part added), and values of the old schema are refused", Wire}
 		}
-		return schemaChange{"OUT_UNION_WIDENED", ERR, u, "an alternative was added (or a part removed): " + f.Detail, Wire}
+		return schemaChange{"OUT_UNION_WIDENED", ERR, u, "an alternative was added (or a part removed) that allows results the old schema did not", Wire}
 	}
 	if r := w.underRemoved(at); r != "" || f.Kind == "property-closed" && w.removed[at] {
 		if r == "" {
@@ -311,9 +370,22 @@ func (w *walker) classify(f schemadiff.Finding) schemaChange {
 		}
 		if w.dir == input {
 			w.explainedRemoved[r] = true
-			return schemaChange{"IN_PROPERTY_REMOVED", ERR, r, fmt.Sprintf("property %s was removed and values callers send for it are refused (%s)", lastSegment(r), f.Detail), Wire}
+			return schemaChange{"IN_PROPERTY_REMOVED", ERR, r, fmt.Sprintf("property %s was removed and values callers send for it are refused", lastSegment(r)), Wire}
 		}
 		return schemaChange{} // output: OUT_PROPERTY_REMOVED or OUT_REQUIRED_REMOVED says it
+	}
+	if a := under(w.added, at); a != "" && w.dir == input {
+		if w.addedRequired[a] {
+			return schemaChange{} // one change: IN_REQUIRED_ADDED reports it
+		}
+		return schemaChange{"IN_PROPERTY_ADDED_OPEN", WARN, a, fmt.Sprintf("property %s was added to an object that accepted any property: a value a caller sent for it before is refused unless it fits; a caller that followed the old schema did not send it", lastSegment(a)), Wire}
+	}
+	if f.Kind == "bound-tightened" && beyondSafeInteger(f.Detail) {
+		rule := "IN_BOUND_TIGHTENED"
+		if w.dir == output {
+			rule = "OUT_BOUND_LOOSENED"
+		}
+		return schemaChange{rule, INFO, at, f.Detail + ": beyond ±(2^53−1), where JSON integers stop being interoperable (RFC 8259 §6; zod 4 writes it for every int), so no usable value changes", Wire}
 	}
 	if w.dir == input {
 		switch f.Kind {

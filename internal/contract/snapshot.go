@@ -48,7 +48,7 @@ func Snapshot(ctx context.Context, o Options) (*File, error) {
 		tg.Recorder = wire.NewRecorder(wire.NewRedactor())
 	}
 	red := tg.Recorder.Redactor()
-	red.AddSecret(tg.Bearer)
+	tg.RegisterSecrets()
 	for _, b := range o.Profiles {
 		red.AddSecret(b)
 	}
@@ -100,6 +100,7 @@ func Snapshot(ctx context.Context, o Options) (*File, error) {
 			continue
 		}
 		sec, notes := section(g.in)
+		sec = redactTree(sec, red.String).(map[string]any)
 		for _, n := range notes {
 			f.Notes = append(f.Notes, fmt.Sprintf("%s/%s: %s", g.rev, g.prof, red.String(n)))
 		}
@@ -159,16 +160,7 @@ func open(ctx context.Context, tg *target.Target, rev catalog.Revision, prof str
 	if client != "" {
 		s.SetClientName(client)
 	}
-	if rev.IsLegacy() {
-		err = s.OpenLegacy(ctx)
-	} else {
-		err = s.OpenModern(ctx)
-	}
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return tg.Handshake(ctx, s, rev)
 }
 
 // supports: "" when the session speaks rev, else why not.
@@ -186,4 +178,27 @@ func supports(s *session.Session, rev catalog.Revision) string {
 		return fmt.Sprintf("server/discover does not list %s", rev)
 	}
 	return ""
+}
+
+// redactTree replaces the secrets in every string (keys included) of a
+// surface: a server that echoes a token into a description does not put
+// it into a file committed beside it.
+func redactTree(v any, redact func(string) string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redact(k)] = redactTree(e, redact)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactTree(e, redact)
+		}
+		return out
+	case string:
+		return redact(x)
+	}
+	return v
 }

@@ -105,17 +105,7 @@ func Inspect(ctx context.Context, o Options) (*Inspection, error) {
 		tg.Recorder = wire.NewRecorder(wire.NewRedactor())
 	}
 	red := tg.Recorder.Redactor()
-	red.AddSecret(tg.Bearer)
-	for k, vs := range tg.Header {
-		if strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization") {
-			for _, v := range vs {
-				red.AddSecret(v)
-				if _, tok, ok := strings.Cut(v, " "); ok {
-					red.AddSecret(strings.TrimSpace(tok))
-				}
-			}
-		}
-	}
+	tg.RegisterSecrets()
 	pol := o.Policy
 	if pol == "" {
 		pol = policy.Default

@@ -88,13 +88,14 @@ func (c *checker) contains(r *Result, outer, inner *Schema, path string) {
 		if mergedR.Contained() || slices.ContainsFunc(inner.AllOf, func(p *Schema) bool { return c.result(outer, p).Contained() }) {
 			return
 		}
-		undecided(r, mergedR, "with allOf: ")
+		undecided(r, mergedR, path, "with allOf: ")
 		return
 	}
 	if inner.AnyOf == nil && inner.OneOf != nil {
 		// an instance of a oneOf matches one of its alternatives
 		alt := *inner
 		alt.AnyOf, alt.OneOf = inner.OneOf, nil
+		alt.Unknown = slices.DeleteFunc(slices.Clone(inner.Unknown), func(k string) bool { return k == "oneOf" })
 		inner = &alt
 	}
 	if inner.AnyOf != nil {
@@ -251,25 +252,57 @@ func (c *checker) containsAnyOfInner(r *Result, outer, inner *Schema, path strin
 		return
 	}
 	all := true
+	var alts []Result
 	for _, b := range inner.AnyOf {
-		all = all && c.result(outer, b).Contained()
+		br := c.result(outer, b)
+		alts = append(alts, br)
+		all = all && br.Contained()
 	}
 	if all {
 		return
 	}
+	if rest.empty() {
+		// the alternatives alone are inner: an instance of one that
+		// escapes outer is an instance of inner that does
+		for _, br := range alts {
+			r.Findings = append(r.Findings, at(path, br.Findings)...)
+			r.Undecided = append(r.Undecided, at(path, br.Undecided)...)
+		}
+		return
+	}
 	// neither alone proves it: what the rest found may hold for no
 	// instance of an alternative, so it is undecided
-	undecided(r, restR, "with anyOf: ")
+	undecided(r, restR, path, "with anyOf: ")
 }
 
-// undecided adds what sub found to r as undecided (it may hold for no
-// instance of the whole inner schema).
-func undecided(r *Result, sub Result, prefix string) {
-	for _, f := range append(sub.Findings, sub.Undecided...) {
+// empty reports whether s has no keyword the comparison models or not
+// (it accepts every instance).
+func (s *Schema) empty() bool {
+	return !s.Never && s.Types == nil && s.Enum == nil && s.Properties == nil && s.Required == nil && s.Additional == nil &&
+		s.Items == nil && s.MinItems == nil && s.MaxItems == nil && s.Minimum == nil && s.Maximum == nil && s.ExclMin == nil &&
+		s.ExclMax == nil && s.MinLength == nil && s.MaxLength == nil && s.Pattern == nil && s.Format == nil &&
+		s.AnyOf == nil && s.AllOf == nil && s.OneOf == nil && len(s.Unknown) == 0
+}
+
+// undecided adds what sub (a comparison of the schemas at path) found to r
+// as undecided (it may hold for no instance of the whole inner schema).
+func undecided(r *Result, sub Result, path, prefix string) {
+	for _, f := range at(path, append(sub.Findings, sub.Undecided...)) {
 		f.Detail = prefix + f.Detail
 		f.Kind = "undecided"
 		r.Undecided = append(r.Undecided, f)
 	}
+}
+
+// at rebases the findings of a comparison of the schemas at path (their
+// paths start at the compared schemas) onto path.
+func at(path string, fs []Finding) []Finding {
+	out := make([]Finding, len(fs))
+	for i, f := range fs {
+		f.Path = path + f.Path
+		out[i] = f
+	}
+	return out
 }
 
 func (c *checker) containsObject(r *Result, outer, inner *Schema, path string) {

@@ -219,22 +219,21 @@ func (p *parser) parseObject(obj map[string]any, depth int) (*Schema, error) {
 		case k == "format":
 			f, _ := v.(string)
 			s.Format = &f
-		case k == "anyOf":
+		case k == "anyOf", k == "allOf", k == "oneOf":
 			list, _ := v.([]any)
+			var parts []*Schema
 			for _, x := range list {
-				s.AnyOf = append(s.AnyOf, sub(x))
+				parts = append(parts, sub(x))
 			}
-		case k == "allOf":
-			list, _ := v.([]any)
-			for _, x := range list {
-				s.AllOf = append(s.AllOf, sub(x))
+			switch k {
+			case "anyOf":
+				s.AnyOf = parts
+			case "allOf":
+				s.AllOf = parts
+			default:
+				s.OneOf = parts
+				s.Unknown = append(s.Unknown, k)
 			}
-		case k == "oneOf":
-			list, _ := v.([]any)
-			for _, x := range list {
-				s.OneOf = append(s.OneOf, sub(x))
-			}
-			s.Unknown = append(s.Unknown, k)
 		default:
 			s.Unknown = append(s.Unknown, k)
 		}

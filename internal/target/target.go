@@ -333,6 +333,34 @@ func (t *Target) Open(ctx context.Context, rev catalog.Revision) (*session.Sessi
 	return t.handshake(ctx, s, rev)
 }
 
+// Handshake performs rev's handshake on s (a session of the target not
+// yet used), closing s when it fails: for a caller that set the session
+// up first (Session.SetClientName).
+func (t *Target) Handshake(ctx context.Context, s *session.Session, rev catalog.Revision) (*session.Session, error) {
+	return t.handshake(ctx, s, rev)
+}
+
+// RegisterSecrets registers the target's credentials (its bearer token,
+// Authorization header values and their tokens) with its recorder's
+// redactor.
+func (t *Target) RegisterSecrets() {
+	if t.Recorder == nil {
+		return
+	}
+	red := t.Recorder.Redactor()
+	red.AddSecret(t.Bearer)
+	for k, vs := range t.Header {
+		if strings.EqualFold(k, "Authorization") || strings.EqualFold(k, "Proxy-Authorization") {
+			for _, v := range vs {
+				red.AddSecret(v)
+				if _, tok, ok := strings.Cut(v, " "); ok {
+					red.AddSecret(strings.TrimSpace(tok))
+				}
+			}
+		}
+	}
+}
+
 // handshake performs rev's handshake on s, closing s when it fails.
 func (t *Target) handshake(ctx context.Context, s *session.Session, rev catalog.Revision) (*session.Session, error) {
 	start := time.Now()
