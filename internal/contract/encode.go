@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"unicode"
@@ -33,7 +34,7 @@ func encode(buf *bytes.Buffer, v any, indent bool, depth int) {
 			return
 		}
 		buf.WriteByte('{')
-		for i, k := range slices.Sorted(mapsKeys(x)) {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
@@ -77,16 +78,6 @@ func encode(buf *bytes.Buffer, v any, indent bool, depth int) {
 	default:
 		b, _ := json.Marshal(x)
 		buf.Write(b)
-	}
-}
-
-func mapsKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ func compareSchemas(old, new any, dir direction) []schemaChange {
 		emit(c)
 	}
 	// a removed input property of an open object: nothing refuses it
-	for _, p := range slices.Sorted(mapsKeysBool(w.removed)) {
+	for _, p := range slices.Sorted(maps.Keys(w.removed)) {
 		if dir == input && !w.explainedRemoved[p] {
 			emit(schemaChange{"IN_PROPERTY_REMOVED", WARN, p, fmt.Sprintf("property %s was removed; the object is open, so callers who still send it are silently ignored", lastSegment(p)), Wire})
 		}
@@ -138,16 +139,6 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-func mapsKeysBool(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func dialect(s any) string {
@@ -229,7 +220,7 @@ func (w *walker) walk(o, n any, path string, depth int) {
 	op, np := properties(om, w.oldRoot), properties(nm, w.newRoot)
 	if _, closed := om["additionalProperties"].(bool); w.dir == input && !closed && om["additionalProperties"] == nil && len(op) > 0 {
 		req, _ := nm["required"].([]any)
-		for _, name := range slices.Sorted(mapsKeys(np)) {
+		for _, name := range slices.Sorted(maps.Keys(np)) {
 			if _, ok := op[name]; !ok {
 				sub := path + "/" + escapePointer(name)
 				w.added[sub] = true
@@ -239,7 +230,7 @@ func (w *walker) walk(o, n any, path string, depth int) {
 			}
 		}
 	}
-	for _, name := range slices.Sorted(mapsKeys(op)) {
+	for _, name := range slices.Sorted(maps.Keys(op)) {
 		sub := path + "/" + escapePointer(name)
 		if nv, ok := np[name]; ok {
 			w.walk(op[name], nv, sub, depth+1)

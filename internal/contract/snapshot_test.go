@@ -98,15 +98,6 @@ func snapshot(t *testing.T, mode string, secret string) *File {
 	return f
 }
 
-func rules(fs []Finding) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.Rule+":"+f.Level)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // TestStabilityAndTextLints: each lint fires on a server that does what
 // it describes, and none fires on the plain server (the lints can fail,
 // and do not where they should not).
@@ -127,7 +118,7 @@ func TestStabilityAndTextLints(t *testing.T) {
 				t.Fatalf("sections %v (notes %v)", f.Sections, f.Notes)
 			}
 			fs := Lint(f, Policy{})
-			if g := rules(fs); !slices.Equal(g, tc.want) {
+			if g := got(fs); !slices.Equal(g, tc.want) {
 				t.Errorf("got %v, want %v", g, tc.want)
 				for _, x := range fs {
 					t.Logf("  %s", x)
