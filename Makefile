@@ -47,7 +47,7 @@ test-slow:
 # corpus-update rewrites the file (audit reasons kept, new entries UNAUDITED).
 corpus:
 	$(GO) vet -tags corpus ./fixtures/thirdparty/
-	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run 'TestThirdPartyCorpus|TestThirdPartyClients|TestContractHistory' ./fixtures/thirdparty/
+	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run 'TestThirdPartyCorpus|TestThirdPartyClients|TestContractHistory|TestCorpusLints' ./fixtures/thirdparty/
 
 corpus-update:
 	$(GO) test -tags corpus -count=1 -v -parallel 2 -timeout 40m -run 'TestThirdPartyCorpus|TestThirdPartyClients' ./fixtures/thirdparty/ -update

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
 	"github.com/mcpconform/mcpconform/internal/inspect"
@@ -45,32 +46,59 @@ func stability(ctx context.Context, tg *target.Target, in *inspect.Inspection, o
 				"two %s listings on one session list the same items in another order (2026-07-28: servers SHOULD return them in a deterministic order)", l.method))
 		}
 	}
-	s, err := open(ctx, tg, in.Revision, "default", o, altClient)
-	if err != nil {
-		return merge(out)
+	// a session of the harness's own name (the control) and one of
+	// another name, side by side: the surface differs with the client's
+	// name only when the control gets the first session's surface
+	var control, alt map[string]any
+	var wg sync.WaitGroup
+	for _, p := range []struct {
+		name string
+		dst  *map[string]any
+	}{{"", &control}, {altClient, &alt}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			*p.dst = surfaceAs(ctx, tg, in, o, p.name)
+		}()
 	}
-	alt, err := inspect.Inspect(ctx, inspect.Options{Target: tg, Session: s, MaxPages: o.MaxPages, Policy: "none"})
-	if err != nil {
-		s.Close()
-		return merge(out)
-	}
-	defer alt.Close()
+	wg.Wait()
 	mine, _ := section(in)
-	theirs, _ := section(alt)
-	var differ []string
-	for _, k := range slices.Sorted(maps.Keys(mine)) {
-		if k == "server" {
-			continue
+	differ := func(a, b map[string]any) []string {
+		var d []string
+		for _, k := range slices.Sorted(maps.Keys(a)) {
+			if k != "server" && canonical(a[k]) != canonical(b[k]) {
+				d = append(d, k)
+			}
 		}
-		if canonical(mine[k]) != canonical(theirs[k]) {
-			differ = append(differ, k)
-		}
+		return d
 	}
-	if len(differ) > 0 {
+	switch {
+	case control != nil && len(differ(mine, control)) > 0:
+		out = append(out, finding("LINT_UNSTABLE_LIST", WARN, rev, "default", "", "surface",
+			"two connections of the same client are given different %s (whether the client's name matters cannot be told)", strings.Join(differ(mine, control), ", ")))
+	case control != nil && alt != nil && len(differ(mine, alt)) > 0:
 		out = append(out, finding("LINT_CLIENT_ID_VARIANCE", "", rev, "default", "", "surface",
-			"a client named %q is given other %s than mcpconform's", altClient, strings.Join(differ, ", ")))
+			"a client named %q is given other %s than mcpconform's (a second connection of mcpconform's gets the same as the first)", altClient, strings.Join(differ(mine, alt), ", ")))
 	}
 	return merge(out)
+}
+
+// surfaceAs is the surface a new session of in's revision gets when its
+// client introduces itself as client ("": the harness's own name); nil
+// when the session could not be opened.
+func surfaceAs(ctx context.Context, tg *target.Target, in *inspect.Inspection, o Options, client string) map[string]any {
+	s, err := open(ctx, tg, in.Revision, "default", o, client)
+	if err != nil {
+		return nil
+	}
+	other, err := inspect.Inspect(ctx, inspect.Options{Target: tg, Session: s, MaxPages: o.MaxPages, Policy: "none"})
+	if err != nil {
+		s.Close()
+		return nil
+	}
+	defer other.Close()
+	sec, _ := section(other)
+	return sec
 }
 
 func canonList(items []json.RawMessage) []string {

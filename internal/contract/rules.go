@@ -103,8 +103,8 @@ var Rules = []Rule{
 	{"LINT_SENSITIVE_PATH", WARN, Safety, "model-read text names a credential path (~/.ssh, id_rsa, .env, mcp.json …)", "the shape of exfiltration"},
 	{"LINT_ENCODED_BLOB", WARN, Safety, "model-read text holds a long base64 or hex run", "text a reviewer cannot read"},
 	{"LINT_HEADER_SECRET", WARN, Safety, "a secret-looking property is mirrored into an x-mcp-header", "header values are visible to network intermediaries (SHOULD NOT)"},
-	{"LINT_UNSTABLE_LIST", ERR, Safety, "two listings in one session differ in content (ERR) or, on 2026-07-28, in order (WARN)", "a surface that changes under review (a rug pull) or breaks caching"},
-	{"LINT_CLIENT_ID_VARIANCE", ERR, Safety, "the surface differs when the client introduces itself under another name", "what reviewers and tests see is not what other clients get"},
+	{"LINT_UNSTABLE_LIST", ERR, Safety, "two listings in one session differ in content (ERR) or, on 2026-07-28, in order (WARN); two connections of the same client get different surfaces (WARN)", "a surface that changes under review (a rug pull) or breaks caching"},
+	{"LINT_CLIENT_ID_VARIANCE", ERR, Safety, "the surface differs when the client introduces itself under another name (while a second connection under the harness's name gets the same surface)", "what reviewers and tests see is not what other clients get"},
 }
 
 var ruleByID = func() map[string]Rule {

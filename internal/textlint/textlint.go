@@ -73,6 +73,9 @@ func Lint(where, text string) []Finding {
 		add("LINT_MODEL_DIRECTIVE", m[0], m[1], "directive "+strings.ToLower(text[m[0]:m[1]]))
 	}
 	for _, m := range sensitivePath.FindAllStringIndex(text, -1) {
+		if refused(text, m[0], m[1]) {
+			continue
+		}
 		add("LINT_SENSITIVE_PATH", m[0], m[1], "names "+text[m[0]:m[1]])
 	}
 	for _, m := range blob.FindAllStringIndex(text, -1) {
@@ -82,6 +85,21 @@ func Lint(where, text string) []Finding {
 	}
 	return out
 }
+
+// refused reports whether the path at text[at:end] is named as one the
+// tool refuses ("paths outside allowed directories (e.g. "/etc",
+// "~/.ssh") are rejected", circleci-mcp-server): the sentence goes on to
+// say it is rejected, denied, blocked… and says nothing before it that
+// asks for it (read, send, include …). Direction is part of the match.
+func refused(text string, at, end int) bool {
+	start := strings.LastIndexAny(text[:at], ".;\n") + 1
+	return refusal.MatchString(text[end:]) && !asks.MatchString(text[start:at])
+}
+
+var (
+	refusal = regexp.MustCompile(`(?i)^[^.;\n]{0,60}?\b(?:are|is|will be|gets?)\s+(?:rejected|denied|blocked|refused|forbidden|not allowed|not permitted|not accessible)\b`)
+	asks    = regexp.MustCompile(`(?i)\b(?:read|open|cat|send|include|upload|attach|access|copy|print|return|fetch|load|use|show|post|pass)\b`)
+)
 
 // invisible reports the characters a reader cannot see: format (Cf)
 // characters (zero-width, bidi controls, the tag block), private-use
