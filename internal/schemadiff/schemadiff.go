@@ -196,6 +196,10 @@ func (p *parser) parseObject(obj map[string]any, depth int) (*Schema, error) {
 		case k == "additionalProperties":
 			s.Additional = sub(v)
 		case k == "items":
+			if _, tuple := v.([]any); tuple { // draft-07's positional items
+				s.Unknown = append(s.Unknown, "items (array form)")
+				continue
+			}
 			s.Items = sub(v)
 		case k == "minItems":
 			s.MinItems = num(k)

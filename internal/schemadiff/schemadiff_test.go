@@ -80,6 +80,7 @@ func TestDirections(t *testing.T) {
 		{"an alternative added", `{"type":"string"}`, `{"anyOf":[{"type":"string"},{"type":"integer"}]}`, nil, []string{"type-narrowed"}},
 		{"a oneOf alternative added", `{"type":"string"}`, `{"oneOf":[{"type":"string"},{"type":"integer"}]}`, []string{"undecided"}, []string{"type-narrowed"}},
 		{"an alternative added beside a constraint", `{"type":"string"}`, `{"maxLength":3,"anyOf":[{"type":"string"},{"type":"integer"}]}`, []string{"bound-tightened"}, []string{"undecided"}},
+		{"draft-07 positional items", `{"type":"array"}`, `{"type":"array","items":[{"type":"string"}]}`, []string{"undecided"}, nil},
 		{"anyOf inner within", `{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `{"type":["string","number"]}`, nil, []string{"undecided"}},
 		{"a keyword not modelled", `{"type":"string"}`, `{"type":"string","not":{"const":"x"}}`, []string{"undecided"}, nil},
 		{"false schema", `{"type":"string"}`, `false`, []string{"rejects-all"}, nil},
