@@ -1,19 +1,23 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/repro"
 	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/reports"
 )
 
-const reproUsage = `mcpconform repro REPORT.json ID [--revision R] [--transport stdio|http]
+const reproUsage = `mcpconform repro REPORT.json ID [--revision R] [--transport stdio|http] [--no-verify | --verify] [--verify-budget D] [--bearer-env VAR | --bearer-file FILE]
        mcpconform repro --finding CORPUS.json [--report REPORT.json] [-- COMMAND... | --url URL]`
 
 // cmdRepro prints a POSIX sh script that reproduces one FAIL or WARN of a
@@ -27,6 +31,11 @@ func cmdRepro(args []string, stdout, stderr io.Writer) int {
 	finding := fs.String("finding", "", "a fuzz case saved by mcpconform fuzz (its corpus file)")
 	reportPath := fs.String("report", "", "--finding: the campaign's report.json, for the target (default: the one beside the corpus directory)")
 	url := fs.String("url", "", "--finding: the target's URL (instead of the report's)")
+	noVerify := fs.Bool("no-verify", false, "print the script without running it against the target first (its header says it was not verified)")
+	verifyRun := fs.Bool("verify", false, "after verifying, run the printed script against the target and exit with its status: 1 the violation is observed, 0 the server behaves as required, 2 cannot tell")
+	verifyBudget := fs.Duration("verify-budget", 90*time.Second, "bound on the verification (the scripts it runs against the target)")
+	bearerEnv := fs.String("bearer-env", "", "HTTP: the variable holding the bearer token for the verification (default: the one the run named, when it was a variable)")
+	bearerFile := fs.String("bearer-file", "", "HTTP: a file holding the bearer token for the verification")
 	// flags may follow the positional arguments
 	var pos []string
 	rest := args
@@ -90,13 +99,73 @@ func cmdRepro(args []string, stdout, stderr io.Writer) int {
 	if tr != "" && tr != matches[0].Transport {
 		opt.Transport = tr
 	}
-	script, err := repro.Generate(rep, matches[0], opt)
+	if *noVerify {
+		if *verifyRun {
+			fmt.Fprintln(stderr, "mcpconform repro: --verify and --no-verify exclude each other")
+			return exitUsage
+		}
+		script, err := repro.Generate(rep, matches[0], opt)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprint(stdout, script)
+		return exitOK
+	}
+	env, err := reproEnv(rep, *bearerEnv, *bearerFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
 		return exitUsage
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	script, v, err := repro.Verify(ctx, rep, matches[0], repro.VerifyOptions{Options: opt, Budget: *verifyBudget, Env: env})
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "mcpconform repro: %s: %s\n", v.Status, v.Why)
 	fmt.Fprint(stdout, script)
-	return exitOK
+	if !*verifyRun {
+		return exitOK
+	}
+	dir, err := os.MkdirTemp("", "mcpconform-repro-")
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+		return exitUsage
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "repro.sh")
+	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
+		fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)
+		return exitUsage
+	}
+	code, out := repro.RunScript(ctx, path, 10*time.Second, env)
+	fmt.Fprint(stderr, out)
+	if code < 0 || code > 2 {
+		code = repro.ExitUnknown
+	}
+	fmt.Fprintf(stderr, "mcpconform repro: the script exited %d\n", code)
+	return code
+}
+
+// reproEnv is the environment the verification's scripts need: the
+// bearer token (from the flags, or the variable the run named) as
+// MCP_TOKEN.
+func reproEnv(rep *reports.Report, envName, file string) ([]string, error) {
+	if envName == "" && file == "" {
+		if v, ok := strings.CutPrefix(rep.Target.Auth, "bearer token from env "); ok {
+			envName = v
+		}
+	}
+	token, _, err := bearer("--bearer", envName, file)
+	if err != nil {
+		return nil, err
+	}
+	if token == "" {
+		return nil, nil
+	}
+	return []string{"MCP_TOKEN=" + token}, nil
 }
 
 // readReportFile reads report.json (or the report.json of a directory).

@@ -66,6 +66,9 @@ type Outcome struct {
 	Waited time.Duration `json:"-"`
 	// Judged names the scenario runs a client check judged (T.Judged).
 	Judged []string `json:"-"`
+	// Claim is what the violation asserted about one answer (the helpers
+	// ExpectErrorCode, ExpectStatus, ResultObject set it), for repro.
+	Claim *result.Claim `json:"-"`
 }
 
 // String is the one-line form of an outcome, so that a formatter printing

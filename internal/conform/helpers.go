@@ -3,8 +3,10 @@ package conform
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mcpconform/mcpconform/internal/jsonrpc"
+	"github.com/mcpconform/mcpconform/internal/result"
 	"github.com/mcpconform/mcpconform/internal/session"
 	"github.com/mcpconform/mcpconform/internal/wire"
 )
@@ -49,6 +51,9 @@ func SubCapability(s *session.Session, name, sub string) bool {
 func (t *T) ExpectErrorCode(what string, resp *session.Response, codes ...int64) int64 {
 	code, ok := resp.ErrorCode()
 	want := fmt.Sprintf("JSON-RPC error %v", codes)
+	if !ok || !slices.Contains(codes, code) {
+		t.recordClaim(resp, result.Claim{Kind: result.ClaimError, Codes: codes})
+	}
 	if !ok {
 		t.Violation(want, resp.Describe(), "%s: expected a JSON-RPC error", what)
 	}
@@ -71,12 +76,24 @@ func (t *T) ExpectStatus(what string, resp *session.Response, statuses ...int) {
 			return
 		}
 	}
+	t.recordClaim(resp, result.Claim{Kind: result.ClaimStatus, Statuses: statuses})
 	t.Violation(fmt.Sprintf("HTTP status %v", statuses), resp.Describe(), "%s: wrong HTTP status %d", what, resp.Reply.Status)
+}
+
+// recordClaim records what a violation about resp asserts (for repro), when
+// resp carried an answer (its frame).
+func (t *T) recordClaim(resp *session.Response, c result.Claim) {
+	if resp == nil || resp.Frame.Seq == 0 {
+		return
+	}
+	c.Answer = resp.Frame.Seq
+	t.out.Claim = &c
 }
 
 // ResultObject returns the result of resp as an object, or a violation.
 func (t *T) ResultObject(what string, resp *session.Response) map[string]json.RawMessage {
 	if !resp.IsResult() {
+		t.recordClaim(resp, result.Claim{Kind: result.ClaimResult})
 		t.Violation("a result", resp.Describe(), "%s: expected a result", what)
 	}
 	obj := resp.Msg.ResultObject()

@@ -26,6 +26,7 @@ func (o *Outcome) Result() result.Result {
 	}
 	if o.Verdict == FAIL || o.Verdict == WARN {
 		res.Evidence = o.Evidence
+		res.Claim = o.Claim
 	}
 	if o.Verdict != NA {
 		res.Judged = o.Judged

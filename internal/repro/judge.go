@@ -16,7 +16,7 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 	noAnswer := func(what string) {
 		if stdio {
 			w("if [ -n \"$gone\" ]; then verdict 2 \"$EXPECTED\" %s; fi\n", sq("the process ended without answering "+what+" (a crash: see RPC-014)"))
-			w("verdict 2 \"$EXPECTED\" %s\n", sq("no answer to "+what+" within $WAIT s"))
+			w("verdict 2 \"$EXPECTED\" \"no answer to %s within $WAIT s\"\n", what)
 		} else {
 			w("verdict 2 \"$EXPECTED\" \"no JSON-RPC answer to %s (HTTP $status)\"\n", what)
 		}
@@ -49,9 +49,24 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 		noAnswer("the request")
 		w("}\n")
 		w("c=$(codeof \"$ans\")\n")
-		w("if [ \"$c\" = %d ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n", j.code)
-		w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead\"; fi\n")
+		if codes := j.codeList(); len(codes) > 0 {
+			w("case $c in %s) verdict 0 \"$EXPECTED\" \"error $c\" ;; esac\n", strings.Join(codes, "|"))
+			w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead\"; fi\n")
+		} else {
+			w("if [ -n \"$c\" ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n")
+		}
 		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
+	case judgeResult:
+		if last.id == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+			return
+		}
+		w("answer %s || {\n", sq(ereQuote(last.id)))
+		noAnswer("the request")
+		w("}\n")
+		w("c=$(codeof \"$ans\")\n")
+		w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead of a result: $ans\"; fi\n")
+		w("verdict 0 \"$EXPECTED\" \"a result\"\n")
 	case judgeExecuted:
 		probe := in.probe()
 		in.writeMsg(w, probe, len(p.msgs)+2)
@@ -87,7 +102,7 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 		if j.deleted >= 0 && j.deleted < len(p.msgs)-1 {
 			w("case $status_%d in 2*) ;; *) verdict 2 \"$EXPECTED\" \"the server did not accept the DELETE (HTTP $status_%d): the session may not have ended\" ;; esac\n", j.deleted, j.deleted)
 		}
-		w("if [ \"$status\" = %d ]; then verdict 0 \"$EXPECTED\" \"HTTP $status\"; fi\n", j.status)
+		w("case $status in %s) verdict 0 \"$EXPECTED\" \"HTTP $status\" ;; esac\n", strings.Join(j.statusList(), "|"))
 		w("verdict 1 \"$EXPECTED\" \"HTTP $status\"\n")
 	case judgeBatch:
 		ids := batchIDs(last.body)
@@ -135,4 +150,28 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 		w("verdict 2 \"$EXPECTED\" %s\n", sq(strings.TrimSpace(why)))
 	}
 	_ = fmt.Sprint
+}
+
+// codeList: the accepted error codes as text (none: any error).
+func (j judge) codeList() []string {
+	var out []string
+	for _, c := range j.codes {
+		out = append(out, fmt.Sprint(c))
+	}
+	if len(out) == 0 && j.code != 0 {
+		out = append(out, fmt.Sprint(j.code))
+	}
+	return out
+}
+
+// statusList: the accepted HTTP statuses as text.
+func (j judge) statusList() []string {
+	var out []string
+	for _, s := range j.statuses {
+		out = append(out, fmt.Sprint(s))
+	}
+	if len(out) == 0 {
+		out = append(out, fmt.Sprint(j.status))
+	}
+	return out
 }

@@ -40,12 +40,19 @@ const (
 	// judgeMember: the answer to the last message must match want (an
 	// ERE over the normalised answer) and must not match bad.
 	judgeMember
+	// judgeResult: the answer to the last message must be a result; an
+	// error is the violation.
+	judgeResult
 )
 
 type judge struct {
-	kind   judgeKind
-	code   int
-	status int
+	kind judgeKind
+	// code, codes: judgeCode's accepted error codes (none: any error);
+	// status, statuses: judgeStatus's accepted HTTP statuses.
+	code     int
+	codes    []int64
+	status   int
+	statuses []int
 	// want, bad: judgeMember's expressions; wantSays, badSays what a
 	// mismatch means.
 	want, bad, wantSays, badSays string
@@ -134,6 +141,9 @@ func (in input) ruleFor() (rule, bool) {
 	if in.code == "transport/crash" || strings.HasSuffix(in.code, "/crash") {
 		return rules["RPC-014"], true
 	}
+	if r, ok := in.claimRule(); ok {
+		return r, true
+	}
 	switch in.requirement {
 	case "RPC-005":
 		if strings.Contains(in.message, "-32600") || strings.Contains(in.message, "wrong error code") || strings.Contains(in.message, "wrong code") {
@@ -195,7 +205,12 @@ func (in input) plan() plan {
 			for _, i := range idx {
 				msgs = append(msgs, in.msgOf(in.tx[i]))
 			}
-			p := plan{handshake: !in.modern(), msgs: stripHandshake(msgs), judge: r.judge}
+			p := plan{handshake: !in.modern(), msgs: stripHandshake(msgs), judge: r.judge, prefix: in.prefixMsgs()}
+			if p.handshake {
+				// the handshake as far as the run had done it on the
+				// connection (LIFE-016: a request before initialized)
+				p.handshake, p.noInitialized = in.handshakeBefore(in.tx[idx[0]])
+			}
 			if p.judge.kind == judgeStatus && p.judge.deleted == 0 {
 				p.judge.deleted = slices.IndexFunc(p.msgs, func(m msg) bool { return m.http == "DELETE" })
 			}

@@ -110,7 +110,12 @@ verdict() { # STATUS EXPECTED WHAT
 	echo
 	case $1 in
 	1) echo "VIOLATION: $2; the server: $3" ;;
-	0) echo "OK: $2; the server: $3" ;;
+	0)
+		if [ -n "$UNREPRODUCED" ]; then
+			echo "CANNOT TELL: $2; the server: $3 -- but the run saw the violation and this replay did not reproduce it: $UNREPRODUCED"
+			exit 2
+		fi
+		echo "OK: $2; the server: $3" ;;
 	*) echo "CANNOT TELL: $2; $3" ;;
 	esac
 	exit "$1"

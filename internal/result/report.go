@@ -17,7 +17,7 @@ import (
 
 // SchemaVersion of report.json. Bump the minor version for additions and
 // the major version for changes that break readers.
-const SchemaVersion = "1.10"
+const SchemaVersion = "1.11"
 
 // Report is the content of report.json.
 type Report struct {
@@ -179,11 +179,35 @@ type Result struct {
 	// steps it took and where it stopped: Ginkgo's timeline), for
 	// junit.xml's system-err; not part of report.json.
 	Log string `json:"-"`
+	// Claim is what a FAIL or WARN asserted about one answer of the
+	// server, in a form a reproduction script judges (mcpconform repro);
+	// absent when the check's judgement has no such form. Since 1.11.
+	Claim *Claim `json:"claim,omitempty"`
 	// Judged names the scenario runs a client check judged (a client
 	// report: one name per scenario run whose traffic the verdict rests
 	// on; absent on NA and on a server report). Since 1.9.
 	Judged []string `json:"judged,omitempty"`
 }
+
+// Claim is one assertion of a check about the answer to one request:
+// Answer is the transcript frame (Seq) that carried the answer (the
+// request is the one it answers: same connection, same id), Kind what it
+// had to be: "error" (a JSON-RPC error, with one of Codes when given),
+// "result" (a JSON-RPC result) or "status" (an HTTP status among
+// Statuses). Since 1.11.
+type Claim struct {
+	Answer   int64   `json:"answer"`
+	Kind     string  `json:"kind"`
+	Codes    []int64 `json:"codes,omitempty"`
+	Statuses []int   `json:"statuses,omitempty"`
+}
+
+// Claim kinds.
+const (
+	ClaimError  = "error"
+	ClaimResult = "result"
+	ClaimStatus = "status"
+)
 
 // ToleranceRef is a tolerance of the catalog a verdict invokes.
 type ToleranceRef struct {

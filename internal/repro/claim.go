@@ -1,0 +1,187 @@
+package repro
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/result"
+)
+
+// claimRule is the rule of a result whose check recorded its claim (what
+// the answer to one request had to be): the script replays that request
+// and judges its answer the same way.
+func (in input) claimRule() (rule, bool) {
+	c := in.claim
+	if c == nil {
+		return rule{}, false
+	}
+	r := rule{pick: pickClaimed, expect: in.title + ": " + describeClaim(c)}
+	switch c.Kind {
+	case result.ClaimError:
+		r.judge = judge{kind: judgeCode, codes: c.Codes}
+	case result.ClaimResult:
+		r.judge = judge{kind: judgeResult}
+	case result.ClaimStatus:
+		if in.transport != "http" {
+			return rule{}, false
+		}
+		r.judge = judge{kind: judgeStatus, statuses: c.Statuses, deleted: -1}
+	default:
+		return rule{}, false
+	}
+	return r, true
+}
+
+// describeClaim says what a claim requires, in words.
+func describeClaim(c *result.Claim) string {
+	switch c.Kind {
+	case result.ClaimError:
+		if len(c.Codes) == 0 {
+			return "the answer is a JSON-RPC error"
+		}
+		var cs []string
+		for _, k := range c.Codes {
+			cs = append(cs, fmt.Sprint(k))
+		}
+		return "the answer is a JSON-RPC error with code " + strings.Join(cs, " or ")
+	case result.ClaimResult:
+		return "the answer is a JSON-RPC result"
+	case result.ClaimStatus:
+		var ss []string
+		for _, k := range c.Statuses {
+			ss = append(ss, fmt.Sprint(k))
+		}
+		return "the HTTP status is " + strings.Join(ss, " or ")
+	}
+	return c.Kind
+}
+
+// pickClaimed: the request the claimed answer answers (same connection,
+// same id; over HTTP, the same exchange).
+func pickClaimed(in input) []int {
+	a := slices.IndexFunc(in.tx, func(e result.Exchange) bool { return e.Seq == in.claim.Answer })
+	if a < 0 {
+		return nil
+	}
+	ans := in.tx[a]
+	for i := a - 1; i >= 0; i-- {
+		e := in.tx[i]
+		if !sent(e) || e.Conn != ans.Conn || handshakeMsg(e) {
+			continue
+		}
+		if in.transport == "http" && ans.Exchange != 0 {
+			if e.Exchange == ans.Exchange {
+				return []int{i}
+			}
+			continue
+		}
+		id, _ := idAndMethod([]byte(e.Body))
+		if id != "" && answerLine(ans.Body, e.Body) != "" {
+			return []int{i}
+		}
+	}
+	return nil
+}
+
+// historyOf merges the transcripts of every result of rep (a frame once,
+// by Seq): the run's traffic as far as the report kept it.
+func historyOf(rep *result.Report) []result.Exchange {
+	seen := map[int64]bool{}
+	var out []result.Exchange
+	for _, r := range rep.Results {
+		for _, e := range r.Transcript {
+			if !seen[e.Seq] {
+				seen[e.Seq] = true
+				out = append(out, e)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b result.Exchange) int {
+		switch {
+		case a.Seq < b.Seq:
+			return -1
+		case a.Seq > b.Seq:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// prefixMsgs are the messages of in.prefix (Seqs of the history), in order.
+func (in input) prefixMsgs() []msg {
+	var out []msg
+	for _, seq := range in.prefix {
+		i, ok := slices.BinarySearchFunc(in.history, seq, func(e result.Exchange, s int64) int {
+			switch {
+			case e.Seq < s:
+				return -1
+			case e.Seq > s:
+				return 1
+			}
+			return 0
+		})
+		if ok && sent(in.history[i]) {
+			out = append(out, in.msgOf(in.history[i]))
+		}
+	}
+	return stripHandshake(out)
+}
+
+// earlier are the Seqs of the sent frames of the connection of the
+// plan's first message that came before it in the run (the handshake
+// and the harness's barriers left out): where Verify looks for the
+// messages a state-dependent fault needs.
+func (in input) earlier() []int64 {
+	r, ok := in.ruleFor()
+	if !ok || in.finding != nil {
+		return nil
+	}
+	idx := r.pick(in)
+	if len(idx) == 0 {
+		return nil
+	}
+	first := in.tx[idx[0]]
+	var out []int64
+	for _, e := range in.history {
+		if e.Seq >= first.Seq {
+			break
+		}
+		if e.Conn == first.Conn && sent(e) && !handshakeMsg(e) && !in.isProbe(e) {
+			out = append(out, e.Seq)
+		}
+	}
+	return out
+}
+
+// handshakeBefore tells how far the run had gone with the legacy
+// handshake on e's connection when it sent e: handshake (initialize was
+// sent; true when the report does not tell) and noInitialized
+// (initialize without notifications/initialized).
+func (in input) handshakeBefore(e result.Exchange) (handshake, noInitialized bool) {
+	frames := in.history
+	if len(frames) == 0 {
+		frames = in.tx
+	}
+	sawInit, sawInitialized, any := false, false, false
+	for _, f := range frames {
+		if f.Seq >= e.Seq {
+			break
+		}
+		if f.Conn != e.Conn || !sent(f) {
+			continue
+		}
+		any = true
+		switch _, m := idAndMethod([]byte(f.Body)); m {
+		case "initialize":
+			sawInit = true
+		case "notifications/initialized":
+			sawInitialized = true
+		}
+	}
+	if !any || !sawInit {
+		return true, false // nothing recorded of the connection's start: the full handshake
+	}
+	return true, !sawInitialized
+}
