@@ -131,7 +131,7 @@ func (in input) prefixMsgs() []msg {
 
 // earlier are the Seqs of the sent frames of the connection of the
 // plan's first message that came before it in the run (the handshake
-// and the harness's barriers left out): where Verify looks for the
+// left out): where Verify looks for the
 // messages a state-dependent fault needs.
 func (in input) earlier() []int64 {
 	r, ok := in.ruleFor()
@@ -148,7 +148,9 @@ func (in input) earlier() []int64 {
 		if e.Seq >= first.Seq {
 			break
 		}
-		if e.Conn == first.Conn && sent(e) && !handshakeMsg(e) && !in.isProbe(e) {
+		// the harness's probes too: a request that finished is state
+		// (notifications/cancelled for it)
+		if e.Conn == first.Conn && sent(e) && !handshakeMsg(e) {
 			out = append(out, e.Seq)
 		}
 	}

@@ -97,6 +97,19 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 			w("printf '%%s\\n' \"$ans\" | grep -qE %s && verdict 1 \"$EXPECTED\" %s\n", sq(j.bad), sq(j.badSays+": ")+`"$ans"`)
 		}
 		w("verdict 0 \"$EXPECTED\" \"its answer: $ans\"\n")
+	case judgeUnsolicited, judgeSilent, judgeEcho:
+		j.writeObserved(w, in, p, last, noAnswer)
+	case judgeAccepted:
+		if len(p.msgs) == 0 {
+			w("st=${ini_status:-000} bn=${ini_n:-0}\n")
+		} else {
+			w("st=$status bn=$n\n")
+		}
+		w("[ \"$st\" = 000 ] && verdict 2 \"$EXPECTED\" 'no HTTP response'\n")
+		w("case $st in 4??) verdict 0 \"$EXPECTED\" \"HTTP $st (not accepted)\" ;; esac\n")
+		w("size=$(wc -c <\"$tmp/b$bn\" | tr -d ' ')\n")
+		w("if [ \"$st\" = 202 ] && [ \"$size\" = 0 ]; then verdict 0 \"$EXPECTED\" 'HTTP 202 with an empty body'; fi\n")
+		w("verdict 1 \"$EXPECTED\" \"HTTP $st with a body of $size bytes\"\n")
 	case judgeStatus:
 		w("if [ \"$status\" = 000 ]; then verdict 2 \"$EXPECTED\" 'no HTTP response'; fi\n")
 		if j.deleted >= 0 && j.deleted < len(p.msgs)-1 {
@@ -174,4 +187,75 @@ func (j judge) statusList() []string {
 		out = append(out, fmt.Sprint(j.status))
 	}
 	return out
+}
+
+// writeObserved judges what the server sent after the last message:
+// over stdio everything it wrote until it answered the probe that
+// follows, over HTTP the body of the last request.
+func (j judge) writeObserved(w func(string, ...any), in input, p plan, last msg, noAnswer func(string)) {
+	if in.transport == "stdio" {
+		if j.kind == judgeUnsolicited && last.id != "" {
+			// the input's answer (or what the requirement forbids) first:
+			// the server may write before the answer, after the probe's
+			wait := `"id":` + ereQuote(last.id) + `[,}].*"(result|error)":`
+			if j.bad != "" {
+				wait += "|" + j.bad
+			}
+			w("await %s || :\n", sq(wait))
+		}
+		probe := in.probe()
+		in.writeMsg(w, probe, len(p.msgs)+2)
+		w("answer %s || {\n", sq(ereQuote(probe.id)))
+		noAnswer("the request that followed")
+		w("}\n")
+		w("out=$(norm <\"$tmp/out\")\n")
+	} else {
+		w("[ \"$status\" = 000 ] && verdict 2 \"$EXPECTED\" 'no HTTP response'\n")
+		if j.kind != judgeEcho {
+			// what the server sends may come with the next reply
+			probe := in.probe()
+			in.writeMsg(w, probe, len(p.msgs)+2)
+		}
+		w("out=$(cat \"$tmp\"/j*)\n")
+	}
+	switch j.kind {
+	case judgeUnsolicited:
+		if j.nonRPC {
+			w("bad=$(printf '%%s\\n' \"$out\" | grep -v '^$' | grep -v '\"jsonrpc\":\"2\\.0\"' | sed -n 1p)\n")
+		} else {
+			w("bad=$(printf '%%s\\n' \"$out\" | grep -E %s | sed -n 1p)\n", sq(j.bad))
+		}
+		w("[ -n \"$bad\" ] && verdict 1 \"$EXPECTED\" %s\n", sq(j.badSays+": ")+`"$bad"`)
+		w("verdict 0 \"$EXPECTED\" 'nothing of the kind came'\n")
+	case judgeSilent:
+		// the responses that answer none of the script's own requests
+		ids := []string{`"mcpconform-repro-[a-z]*"`}
+		for _, m := range append(append([]msg{}, p.prefix...), p.msgs...) {
+			if m.id != "" {
+				ids = append(ids, ereQuote(m.id))
+			}
+		}
+		w("bad=$(printf '%%s\\n' \"$out\" | grep -E '\"(result|error)\":' | grep -v '\"method\":' | grep -vE %s | sed -n 1p)\n", sq(`"id":(`+strings.Join(ids, "|")+`)[,}]`))
+		w("[ -n \"$bad\" ] && verdict 1 \"$EXPECTED\" \"it answered the notification: $bad\"\n")
+		// or a second answer to a request of the script's (a reply to
+		// notifications/cancelled carrying the cancelled request's id)
+		for _, id := range ids[1:] {
+			w("if [ \"$(printf '%%s\\n' \"$out\" | grep -E '\"(result|error)\":' | grep -v '\"method\":' | grep -cE %s)\" -gt 1 ]; then verdict 1 \"$EXPECTED\" %s; fi\n",
+				sq(`"id":`+id+`[,}]`), sq("a second response carries the id "+strings.ReplaceAll(id, `\`, "")+": it answered the notification"))
+		}
+		w("verdict 0 \"$EXPECTED\" 'no response answered the notification'\n")
+	case judgeEcho:
+		if last.id == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+			return
+		}
+		alt := strings.Trim(last.id, `"`)
+		if !strings.HasPrefix(last.id, `"`) {
+			alt = `"` + alt + `"`
+		}
+		w("if printf '%%s\\n' \"$out\" | grep -E %s | grep -qE '\"(result|error)\":'; then verdict 0 \"$EXPECTED\" 'its answer carries the id as sent: %s'; fi\n", sq(`"id":`+ereQuote(last.id)+`[,}]`), strings.ReplaceAll(last.id, "'", ""))
+		w("wrong=$(printf '%%s\\n' \"$out\" | grep -E %s | grep -E '\"(result|error)\":' | sed -n 1p)\n", sq(`"id":`+ereQuote(alt)+`[,}]`))
+		w("[ -n \"$wrong\" ] && verdict 1 \"$EXPECTED\" %s\n", sq("the answer carries the id "+alt+" for the request's "+last.id+": ")+`"$wrong"`)
+		w("verdict 2 \"$EXPECTED\" 'no answer carries the id of the request'\n")
+	}
 }

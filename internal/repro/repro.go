@@ -76,6 +76,11 @@ func Generate(rep *result.Report, res result.Result, opt Options) (string, error
 	if res.Verdict != result.FAIL && res.Verdict != result.WARN {
 		return "", fmt.Errorf("%s [%s]: %s is no violation to reproduce", res.Requirement, res.Revision, res.Verdict)
 	}
+	return resultInput(rep, res, opt).script()
+}
+
+// resultInput is what the script of res is made from.
+func resultInput(rep *result.Report, res result.Result, opt Options) input {
 	transport := res.Transport
 	if opt.Transport != "" {
 		transport = opt.Transport
@@ -83,14 +88,21 @@ func Generate(rep *result.Report, res result.Result, opt Options) (string, error
 	in := input{
 		requirement: res.Requirement, revision: res.Revision, transport: transport,
 		title: res.Title, message: res.Message, link: requirementLink(res), verdict: string(res.Verdict),
-		target: rep.Target, tx: res.Transcript, claim: res.Claim, expected: res.Expected,
+		target: rep.Target, tx: res.Transcript, claim: res.Claim, expected: res.Expected, evidence: res.Evidence,
 		history: historyOf(rep), prefix: opt.Prefix, verified: opt.Verified, unreproduced: opt.Unreproduced,
 	}
 	if transport != res.Transport {
 		in.target = result.Target{Transport: transport}
 	}
 	in.tx = crashTranscript(rep, res, in)
-	return in.script()
+	if _, claimed := in.claimRule(); !claimed && len(in.history) > 0 {
+		if _, ok := in.evRuleFor(); ok {
+			// the message the verdict rests on may have been provoked by
+			// another check's input (a run-wide observer's FAIL)
+			in.tx = in.history
+		}
+	}
+	return in
 }
 
 // crashTranscript is the transcript to take a crash from: the result's
@@ -123,10 +135,7 @@ var seenDuring = regexp.MustCompile(`seen during ([A-Z]+-[0-9]+) \[([0-9-]+)\]`)
 // or 1) rather than replaying the exchange for a person to compare (exit
 // 2), and if not, why.
 func Judged(rep *result.Report, res result.Result) (bool, string) {
-	in := input{requirement: res.Requirement, revision: res.Revision, transport: res.Transport,
-		message: res.Message, target: rep.Target, tx: res.Transcript, claim: res.Claim, expected: res.Expected}
-	in.tx = crashTranscript(rep, res, in)
-	p := in.plan()
+	p := resultInput(rep, res, Options{}).plan()
 	return p.judge.kind != judgeNone, p.judge.why
 }
 
@@ -159,6 +168,7 @@ type input struct {
 	// expected: the result's Expected.
 	claim    *result.Claim
 	expected string
+	evidence []int64 // the result's Evidence
 	// history: every frame of the run's transcripts (by Seq), where the
 	// earlier messages of a connection are found; prefix: the Seqs of
 	// those the script sends first (Options.Prefix).
@@ -349,6 +359,9 @@ func (in input) body(b *strings.Builder, p plan) {
 			w("# No notifications/initialized: the run sent the exchange before it.\n")
 		} else {
 			in.writeMsg(w, in.notification("notifications/initialized"), 1)
+			if in.transport == "http" {
+				w("ini_status=$status ini_n=$n\n")
+			}
 		}
 		if in.transport == "stdio" {
 			w("flush\n")
@@ -376,7 +389,7 @@ func (in input) body(b *strings.Builder, p plan) {
 	for i, m := range p.msgs {
 		in.writeMsg(w, m, i+2)
 		last := i == len(p.msgs)-1
-		if !last && in.transport == "stdio" && m.id != "" && p.judge.kind != judgeCrash && p.judge.kind != judgeBatch {
+		if !last && in.transport == "stdio" && m.id != "" && p.judge.kind != judgeCrash && p.judge.kind != judgeBatch && p.judge.kind != judgeNone {
 			w("answer %s\n", sq(ereQuote(m.id)))
 		}
 		if !last && in.transport == "http" {

@@ -43,6 +43,19 @@ const (
 	// judgeResult: the answer to the last message must be a result; an
 	// error is the violation.
 	judgeResult
+	// judgeUnsolicited: after the last message and the era's probe, no
+	// server line may match bad (nonRPC: every line must be JSON-RPC).
+	judgeUnsolicited
+	// judgeSilent: the last message is a notification: no response may
+	// answer it (any response but to the script's own requests).
+	judgeSilent
+	// judgeEcho: the answer to the last message must carry its id as
+	// sent; the same id in another JSON type is the violation.
+	judgeEcho
+	// judgeAccepted (HTTP): the POSTed notification or response (the last
+	// message; none: the handshake's notifications/initialized) gets 202
+	// with an empty body, or a 4xx.
+	judgeAccepted
 )
 
 type judge struct {
@@ -56,6 +69,9 @@ type judge struct {
 	// want, bad: judgeMember's expressions; wantSays, badSays what a
 	// mismatch means.
 	want, bad, wantSays, badSays string
+	// nonRPC: judgeUnsolicited's violation is any line that is not a
+	// JSON-RPC 2.0 message (bad unused).
+	nonRPC bool
 	// deleted: the index (in the plan's messages) of the DELETE whose
 	// acceptance the status judgement presupposes; -1 for none.
 	deleted int
@@ -124,6 +140,9 @@ func Coverage(id string) (judged bool, note string) {
 	if r, ok := rules[id]; ok {
 		return true, r.expect
 	}
+	if es := evRules[id]; len(es) > 0 {
+		return true, es[0].expect + " (judged on the message the verdict rests on)"
+	}
 	if r, ok := catalog.Get(id); ok && len(r.Transports) == 1 && r.Transports[0] == "stdio" {
 		return false, "replays the exchange and exits 2: stdio framing and process behaviour have no short rule yet"
 	}
@@ -142,6 +161,9 @@ func (in input) ruleFor() (rule, bool) {
 		return rules["RPC-014"], true
 	}
 	if r, ok := in.claimRule(); ok {
+		return r, true
+	}
+	if r, ok := in.evRuleFor(); ok {
 		return r, true
 	}
 	switch in.requirement {
@@ -200,7 +222,10 @@ func (in input) plan() plan {
 		return p
 	}
 	if r, ok := in.ruleFor(); ok {
-		if idx := r.pick(in); len(idx) > 0 {
+		if idx := r.pick(in); idx != nil && len(idx) == 0 && r.judge.observes() {
+			// the server spoke before any input: the probe alone
+			return plan{handshake: !in.modern(), judge: r.judge, prefix: in.prefixMsgs()}
+		} else if len(idx) > 0 {
 			var msgs []msg
 			for _, i := range idx {
 				msgs = append(msgs, in.msgOf(in.tx[i]))
@@ -214,7 +239,7 @@ func (in input) plan() plan {
 			if p.judge.kind == judgeStatus && p.judge.deleted == 0 {
 				p.judge.deleted = slices.IndexFunc(p.msgs, func(m msg) bool { return m.http == "DELETE" })
 			}
-			if len(p.msgs) > 0 {
+			if len(p.msgs) > 0 || p.judge.observes() {
 				return p
 			}
 		}
@@ -631,4 +656,10 @@ func batchIDs(b []byte) []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// observes: a judgement that needs no message of its own (the server
+// spoke at start-up, or answered the handshake's notification).
+func (j judge) observes() bool {
+	return j.kind == judgeUnsolicited || j.kind == judgeAccepted || j.kind == judgeSilent
 }

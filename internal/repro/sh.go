@@ -135,6 +135,15 @@ shown=0
 gone=
 # flush: print what the server wrote since the last flush.
 flush() { show '< ' "$tmp/out" "$shown"; shown=$(lines "$tmp/out"); }
+# await ERE: wait (up to WAIT seconds) for a server line matching ERE.
+await() {
+	i=0 limit=$((WAIT * 10))
+	while ! norm <"$tmp/out" | grep -qE "$1"; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		[ "$i" -ge "$limit" ] && return 1
+		nap; i=$((i+1))
+	done
+}
 # answer ID_ERE: wait (up to WAIT seconds) for the response with that id;
 # sets ans (normalised) and gone (the process ended).
 answer() {

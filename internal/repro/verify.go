@@ -49,7 +49,8 @@ type VerifyOptions struct {
 // Verification is what Verify found.
 type Verification struct {
 	Status string
-	// Exit is the last script's exit status (1, 0 or 2).
+	// Exit is what the printed script exited against the target when
+	// last run (1, or 2; an unreproduced script's OK is a 2).
 	Exit int
 	// Tries counts the scripts run.
 	Tries int
@@ -117,6 +118,9 @@ func Verify(ctx context.Context, rep *result.Report, res result.Result, vo Verif
 		v.Prefix = prefix
 		if unrepro != "" {
 			v.Status, v.Why = Unreproduced, unrepro
+			if v.Exit == ExitOK {
+				v.Exit = ExitUnknown // the printed script never says OK
+			}
 		} else {
 			v.Status, v.Why = Reproduced, why
 		}
@@ -131,10 +135,7 @@ func Verify(ctx context.Context, rep *result.Report, res result.Result, vo Verif
 	if code == ExitViolation {
 		return final(nil, fmt.Sprintf("the exchange below showed the violation against the run's target (exit 1, %s, %d script run)", when, v.Tries), "")
 	}
-	in := input{requirement: res.Requirement, revision: res.Revision, transport: res.Transport,
-		message: res.Message, target: rep.Target, tx: res.Transcript, claim: res.Claim, expected: res.Expected,
-		history: historyOf(rep)}
-	in.tx = crashTranscript(rep, res, in)
+	in := resultInput(rep, res, vo.Options)
 	earlier := in.earlier()
 	if len(earlier) > vo.MaxEarlier {
 		earlier = earlier[len(earlier)-vo.MaxEarlier:]

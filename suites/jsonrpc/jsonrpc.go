@@ -52,6 +52,9 @@ var _ = c.Area("jsonrpc", func() {
 			began := time.Now()
 			resp := t.Call(s, m, p, &session.CallOptions{ID: &id})
 			latency = max(latency, time.Since(began))
+			if resp.IDTypeMismatch {
+				t.Evidence(resp.Frame)
+			}
 			t.Check(!resp.IDTypeMismatch, fmt.Sprintf("id %s (%s)", id, id.TypeName()),
 				fmt.Sprintf("id %s (%s)", resp.Msg.ID, resp.Msg.ID.TypeName()), "the response id changed its JSON type")
 		}

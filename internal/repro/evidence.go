@@ -1,0 +1,249 @@
+package repro
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/catalog"
+	"github.com/mcpconform/mcpconform/internal/result"
+)
+
+// Rules judged on the server message a FAIL's evidence names (the
+// result's Evidence frames): the script replays the exchange that
+// provoked it and judges what comes back the way the requirement does.
+// Which earlier messages of the connection the message needs, Verify
+// finds.
+//
+//   - answer: the evidence is a response; the script replays the request
+//     it answers and judges that answer (judgeMember: want/bad EREs);
+//   - unsolicited: the evidence is a server request or notification (or a
+//     stdout line) the requirement forbids; the script replays the
+//     connection's last input before it, then the era's probe, and
+//     judges every server line that came (judgeUnsolicited: bad ERE);
+//   - silent: the evidence answers a notification; the script sends the
+//     notification, then the probe: any response other than to the
+//     script's own requests is the violation (judgeSilent);
+//   - echo: the evidence answers a request with its id in another JSON
+//     type; the script looks for the answer with the id as sent
+//     (judgeEcho).
+type evKind int
+
+const (
+	evAnswer evKind = iota + 1
+	evUnsolicited
+	evSilent
+	evEcho
+	evAccepted
+)
+
+type evRule struct {
+	kind evKind
+	// when: the result's message must contain it ("" for any).
+	when string
+	// revisions the rule holds in (none: all).
+	revisions []catalog.Revision
+	want, bad string
+	nonRPC    bool // evUnsolicited: any line that is not JSON-RPC 2.0
+	says      string
+	expect    string
+}
+
+// evRules: the requirements judged through their evidence. The EREs run
+// over answers and lines with JSON whitespace removed (norm).
+var evRules = map[string][]evRule{
+	"RPC-004":  {{kind: evSilent, expect: "a notification gets no response (JSON-RPC 2.0: the Server MUST NOT reply to a Notification)"}},
+	"LIFE-003": {{kind: evSilent, expect: "notifications/initialized, a notification, gets no response"}},
+	"CAN-002":  {{kind: evSilent, expect: "notifications/cancelled, a notification, gets no response"}},
+	"LEG-001": {{kind: evUnsolicited, bad: `"method":"elicitation/create"`, says: "it sent elicitation/create to a client that declared no capabilities",
+		expect: "no elicitation/create to a client that did not declare elicitation (the script's initialize declares none)"}},
+	"LEG-002": {{kind: evUnsolicited, bad: `"method":"(roots/list|sampling/createMessage)"`, says: "it sent a roots or sampling request to a client that declared no capabilities",
+		expect: "no roots/list or sampling/createMessage to a client that did not declare roots or sampling (the script's initialize declares none)"}},
+	"RPC-010": {{kind: evUnsolicited, revisions: []catalog.Revision{catalog.Modern}, bad: `^\{("jsonrpc":"2\.0",)?"id":[^,]*,"method":"|^\{("jsonrpc":"2\.0",)?"method":"[^"]*",("params":\{[^{}]*\},)?"id":`, says: "it sent a request (a message with an id and a method)",
+		expect: "under 2026-07-28 the server sends only responses and notifications, never a request"}},
+	"STD-001": {{kind: evUnsolicited, nonRPC: true, says: "it wrote a line to stdout that is not a JSON-RPC message",
+		expect: "the server writes only JSON-RPC messages to stdout, one per line"}},
+	"RPC-012": {{kind: evAnswer, when: "-32002", revisions: []catalog.Revision{catalog.Modern}, bad: `"error":\{(.*,)?"code":-32002[,}]`, says: "its answer carries the removed code -32002",
+		expect: "2026-07-28 answers never carry -32002 (an unknown resource gets -32602)"}},
+	"RPC-011": {{kind: evAnswer, revisions: []catalog.Revision{catalog.Modern}, want: `"error":|"resultType":"(complete|task|input_required)"`, says: "its result lacks a known resultType",
+		expect: `every 2026-07-28 result carries resultType "complete", "task" or "input_required"`}},
+	"HTTP-004": {{kind: evAccepted, expect: "a POSTed notification or response gets HTTP 202 Accepted with an empty body (or a 4xx when the server does not accept it)"}},
+	"RPC-002":  {{kind: evEcho, expect: "a response carries the id of the request it answers, with its JSON type"}},
+}
+
+// evRuleFor returns the evidence rule of in, when one applies.
+func (in input) evRuleFor() (rule, bool) {
+	for _, e := range evRules[in.requirement] {
+		if e.when != "" && !strings.Contains(in.message, e.when) {
+			continue
+		}
+		if len(e.revisions) > 0 && !slices.Contains(e.revisions, catalog.Revision(in.revision)) {
+			continue
+		}
+		if e.kind == evUnsolicited && in.requirement == "STD-001" && in.transport != "stdio" || e.kind == evAccepted && in.transport != "http" {
+			continue
+		}
+		r := rule{expect: e.expect}
+		switch e.kind {
+		case evAnswer:
+			r.judge = judge{kind: judgeMember, want: e.want, bad: e.bad, wantSays: e.says, badSays: e.says}
+			r.pick = pickEvidenceAnswer
+		case evUnsolicited:
+			r.judge = judge{kind: judgeUnsolicited, bad: e.bad, badSays: e.says, nonRPC: e.nonRPC}
+			r.pick = pickBeforeEvidence
+		case evSilent:
+			r.judge = judge{kind: judgeSilent}
+			r.pick = pickAnsweredNotification
+		case evEcho:
+			r.judge = judge{kind: judgeEcho}
+			r.pick = pickEchoed
+		case evAccepted:
+			r.judge = judge{kind: judgeAccepted}
+			r.pick = pickAcceptedPost
+		}
+		return r, true
+	}
+	return rule{}, false
+}
+
+// evidenceFrames: the indexes (into tx) of the result's evidence frames.
+func (in input) evidenceFrames() []int {
+	var out []int
+	for i, e := range in.tx {
+		if slices.Contains(in.evidence, e.Seq) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// requestOf: the index of the sent request the response tx[a] answers.
+func (in input) requestOf(a int) int {
+	ans := in.tx[a]
+	for i := a - 1; i >= 0; i-- {
+		e := in.tx[i]
+		if !sent(e) || e.Conn != ans.Conn || handshakeMsg(e) {
+			continue
+		}
+		if in.transport == "http" && ans.Exchange != 0 {
+			if e.Exchange == ans.Exchange {
+				return i
+			}
+			continue
+		}
+		if id, _ := idAndMethod([]byte(e.Body)); id != "" && answerLine(ans.Body, e.Body) != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// pickEvidenceAnswer: the request an evidence response answers.
+func pickEvidenceAnswer(in input) []int {
+	for _, a := range in.evidenceFrames() {
+		if i := in.requestOf(a); i >= 0 {
+			return []int{i}
+		}
+	}
+	return nil
+}
+
+// pickBeforeEvidence: the connection's last input before the first
+// evidence frame (probes and the handshake left out); none when the
+// server spoke before any input (a start-up banner): the judgement's
+// probe is then the only input.
+func pickBeforeEvidence(in input) []int {
+	ev := in.evidenceFrames()
+	if len(ev) == 0 {
+		return nil
+	}
+	e := in.tx[ev[0]]
+	for i := ev[0] - 1; i >= 0; i-- {
+		x := in.tx[i]
+		if x.Conn == e.Conn && sent(x) && !handshakeMsg(x) && !in.isProbe(x) {
+			return []int{i}
+		}
+	}
+	return []int{}
+}
+
+// pickAnsweredNotification: the notifications an evidence frame may
+// answer: those the connection sent since the server's previous message
+// (over HTTP, the one the exchange carried), in order, with the requests
+// a notifications/cancelled among them names.
+func pickAnsweredNotification(in input) []int {
+	for _, a := range in.evidenceFrames() {
+		e := in.tx[a]
+		var out []int
+		for i := a - 1; i >= 0; i-- {
+			x := in.tx[i]
+			if x.Conn != e.Conn {
+				continue
+			}
+			if in.transport == "http" && e.Exchange != 0 {
+				if x.Exchange == e.Exchange && sent(x) {
+					return []int{i}
+				}
+				continue
+			}
+			if x.Direction == "recv" && x.Kind == "message" && len(out) > 0 {
+				break
+			}
+			if id, m := idAndMethod([]byte(x.Body)); sent(x) && id == "" && strings.HasPrefix(m, "notifications/") && m != "notifications/initialized" || sent(x) && m == "notifications/initialized" && in.requirement == "LIFE-003" {
+				out = append([]int{i}, out...)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// pickEchoed: the request whose answer (an evidence frame) carries its
+// id in another JSON type (7 answered as "7").
+func pickEchoed(in input) []int {
+	for _, a := range in.evidenceFrames() {
+		ans := in.tx[a]
+		aid, m := idAndMethod([]byte(firstLine(ans.Body)))
+		if aid == "" || m != "" {
+			continue
+		}
+		for i := a - 1; i >= 0; i-- {
+			x := in.tx[i]
+			if x.Conn != ans.Conn || !sent(x) {
+				continue
+			}
+			if id, _ := idAndMethod([]byte(x.Body)); id != "" && id != aid && strings.Trim(id, `"`) == strings.Trim(aid, `"`) {
+				return []int{i}
+			}
+		}
+	}
+	return nil
+}
+
+// pickAcceptedPost: the POSTed notification or response whose reply an
+// evidence frame is (none: notifications/initialized, which the
+// script's own handshake sends).
+func pickAcceptedPost(in input) []int {
+	for _, a := range in.evidenceFrames() {
+		e := in.tx[a]
+		for i := a; i >= 0; i-- {
+			x := in.tx[i]
+			if x.Conn != e.Conn || x.Exchange != e.Exchange || !sent(x) {
+				continue
+			}
+			if handshakeMsg(x) {
+				return []int{}
+			}
+			return []int{i}
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+var _ = result.FAIL
