@@ -35,7 +35,7 @@ test:
 # runs every kill-matrix row again (~13 minutes on a loaded machine); the
 # campaigns' shrinking is bounded in time, so they run on their own, not
 # beside the kill matrix.
-SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestLoadIndependentVerdicts|TestReproScripts|TestReproGoSDK
+SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestConcurrencyDropFailsInEveryCampaign|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestLoadIndependentVerdicts|TestReproScripts|TestReproGoSDK
 test-slow:
 	$(GO) test -tags slow -count=1 -timeout 40m -run '^($(SLOW_TESTS))$$' ./fuzz/ ./reports/ ./fixtures/killmatrix/ ./internal/repro/
 

@@ -4,8 +4,10 @@
 // type, none for notifications, every server message valid for the
 // revision, the server alive afterwards — a liveness probe after each case
 // the server did not answer whole —, no crash, no hang), shrinking of
-// each failure to a minimal case, deduplication by signature, and replay
-// of saved cases.
+// each failure to a minimal case, re-runs of each failure's case for how
+// often it shows (rerun.go: a timing-dependent defect is confirmed by any
+// re-run that shows it again), deduplication by signature, and replay of
+// saved cases.
 //
 // A case is a list of raw messages sent back to back; the oracle judges a
 // case from those bytes alone, so a saved case replays without its
@@ -88,7 +90,8 @@ type Finding struct {
 	Level       string `json:"level,omitempty"`
 	Verdict     string `json:"verdict,omitempty"`
 	Note        string `json:"note,omitempty"`
-	// Unconfirmed: the defect showed once and never again (Flaky).
+	// Unconfirmed: the defect showed once and never again (Flaky, and
+	// none of its re-runs reproduced it).
 	Unconfirmed bool   `json:"unconfirmed,omitempty"`
 	Detail      string `json:"detail"`
 	Revision    string `json:"revision"`
@@ -101,10 +104,17 @@ type Finding struct {
 	// Transcript is the minimal exchange, one line per frame.
 	Transcript []string `json:"transcript"`
 	// Flaky: the failure did not show again (or showed as another
-	// defect) when the case was re-run, a timing-dependent defect, so the
-	// case is as first found, not shrunk; a replay may pass without the
-	// defect being fixed.
+	// defect) when rapid re-ran the case, a timing-dependent defect, so
+	// the case is as first found, not shrunk; a replay may pass without
+	// the defect being fixed.
 	Flaky bool `json:"flaky,omitempty"`
+	// Reruns counts the re-runs of the failure after it was first found
+	// (rapid's confirming re-run and the replays of the case, rerun.go),
+	// Reproduced those that showed it again: "reproduced in 3 of 5
+	// re-runs". A finding reproduced at least once is confirmed, Flaky or
+	// not.
+	Reruns     int `json:"reruns,omitempty"`
+	Reproduced int `json:"reproduced,omitempty"`
 	// File is where the case was saved (set by the caller).
 	File string `json:"file,omitempty"`
 
@@ -247,7 +257,10 @@ func PrintFinding(w io.Writer, f Finding) {
 		size = fmt.Sprintf("%d step(s)", len(f.Steps))
 	}
 	kind := "minimal case"
-	if f.Flaky {
+	switch {
+	case f.Flaky && f.Reproduced > 0:
+		kind = "case (not shrunk: rapid's re-run did not show the failure again, or showed another defect; its replays did)"
+	case f.Flaky:
 		kind = "case (unconfirmed, not shrunk: the failure did not show again, or showed as another defect, when the case was re-run)"
 	}
 	fmt.Fprintf(w, "%s %s %s: FINDING %s (seed %d, %s over %s)\n  %s\n", f.Verdict, f.Requirement, f.Level, f.Signature(), f.Seed, f.Revision, f.Transport, f.Detail)
@@ -315,9 +328,12 @@ func Replay(ctx context.Context, tg *target.Target, f Finding) ([]string, error)
 	// The tools' inputSchemas, for the error-layer oracle (whatever the
 	// call policy: the case's calls are the user's to replay).
 	h.prepareTools(ctx, policy.All)
+	// A case that puts requests in flight together is sent as the
+	// campaign's re-runs sent it (rerun.go).
+	together := concurrent(&f)
 	var ps []problem
 	if len(f.Steps) > 0 {
-		if ps, err = h.replaySeq(ctx, f.Steps); err != nil {
+		if ps, err = h.replaySeq(ctx, f.Steps, together); err != nil {
 			return nil, err
 		}
 	} else {
@@ -326,7 +342,7 @@ func Replay(ctx context.Context, tg *target.Target, f Finding) ([]string, error)
 			b, _ := m.Bytes()
 			msgs = append(msgs, b)
 		}
-		ps, _ = h.exchange(ctx, msgs)
+		ps = h.exchangeOn(ctx, msgs, xopts{together: together}).probs
 	}
 	var out []string
 	for _, p := range ps {

@@ -80,6 +80,9 @@ type harness struct {
 	// already validated (the same list or probe answer comes back case
 	// after case).
 	valid validCache
+	// replay replays a finding's case for its re-runs (nil: replayCase;
+	// the tests' fakes).
+	replay replayFunc
 }
 
 func newHarness(ctx context.Context, tg *target.Target, rev catalog.Revision) (*harness, error) {
@@ -198,6 +201,10 @@ type xopts struct {
 	lateFrom map[string]string
 	// rejectOK: on HTTP, a 4xx reply is an answer to the request it carried.
 	rejectOK bool
+	// together puts the messages in flight together: on stdio in one
+	// write, over HTTP released at once (the re-runs of a concurrency
+	// defect, rerun.go).
+	together bool
 }
 
 // late reports whether an answer to id key k may still come from an
@@ -363,6 +370,8 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 	rejectedReqs := 0                       // requests answered at the HTTP layer (rejectOK)
 	msgStatus := make([]int, len(msgs))     // HTTP: the reply status of each message
 	msgExchange := make([]int64, len(msgs)) // HTTP: the exchange of each message
+	together := xo.together && len(msgs) > 1
+	start := make(chan struct{}) // HTTP, together: closed once every request is ready to go
 	for i, raw := range msgs {
 		var method string
 		var params json.RawMessage
@@ -374,6 +383,9 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 		}
 		so := &wire.SendOptions{Header: hdrs(method, params)}
 		h.exchanges.Add(1)
+		if stdio && together {
+			continue // one write, below
+		}
 		if stdio {
 			if _, err := s.SendRaw(ctx, raw, so); err != nil {
 				break // judged below (closed or not reading)
@@ -411,11 +423,18 @@ func (h *harness) exchangeOn(ctx context.Context, msgs [][]byte, xo xopts) outco
 			}
 		}
 		wg.Add(1)
-		if len(msgs) == 1 {
+		switch {
+		case len(msgs) == 1:
 			send(i, raw) // nothing else to put in flight (the judging waits for the body anyway)
-		} else {
+		case together:
+			go func() { <-start; send(i, raw) }()
+		default:
 			go send(i, raw) // HTTP: all in flight together
 		}
+	}
+	close(start)
+	if stdio && together {
+		_, _ = s.SendRaw(ctx, joinLines(msgs), &wire.SendOptions{Raw: true}) // a failed write is judged below (closed or not reading)
 	}
 
 	// Wait until every request is answered (or accounted for by a response

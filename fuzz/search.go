@@ -37,10 +37,16 @@ func (h *harness) msgCase(gen func(*rapid.T) [][]byte) caseFunc {
 // rapid shrinks a failure only after running the failing case again; a
 // failure that depends on timing (a concurrency defect on a loaded
 // machine) may not show the second time, or show as another defect, and
-// rapid then gives up at once.
-// Such a search is run again from the same seed, so that the same case
-// comes up (maxFlakyRuns in all, within the deadline); when none of them
-// reproduces, the finding is reported unshrunk and marked Flaky.
+// rapid then gives up at once. Its case is then replayed directly
+// (rerun.go: up to maxReruns re-runs in all, within the campaign's
+// budget); a failure that shows again in any of them is confirmed, with
+// that rate, and reported as found, unshrunk and marked Flaky. One that
+// shows in none is searched for again from the same seed, so that the same
+// case comes up after the same earlier cases (maxFlakyRuns searches in
+// all, within the deadline); when none of them reproduces it, the finding
+// is reported unshrunk, marked Flaky, unconfirmed. A failure rapid did
+// reproduce is shrunk, and its minimal case replayed to the same count
+// within the property's own time, for its rate.
 func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int) {
 	if shrink <= 0 {
 		shrink = max(time.Second, min(20*time.Second, time.Until(deadline)/2))
@@ -54,17 +60,29 @@ func (h *harness) check(ctx context.Context, prop string, body caseFunc, seed ui
 	}
 	var flaky *Finding
 	cases := 0
+	reruns, shown := 0, 0 // of flaky's failure, over the searches so far
 	for run := 0; run < maxFlakyRuns; run++ {
-		f, n, unsure := h.checkOnce(ctx, prop, body, seed, checks, deadline, hard, end, shrink, known)
+		f, n, unsure, until := h.checkOnce(ctx, prop, body, seed, checks, deadline, hard, end, shrink, known)
 		cases += n
-		if f != nil && !unsure {
-			return f, cases
+		if f == nil {
+			break
 		}
-		if f != nil {
-			f.Flaky = true
-			flaky = f
+		if flaky != nil && flaky.Signature() != f.Signature() {
+			reruns, shown = 0, 0 // another failure came up first this time
 		}
-		if f == nil || ctx.Err() != nil || time.Now().After(deadline) {
+		reruns++ // rapid's confirming re-run
+		if !unsure {
+			r, s := h.rerun(ctx, f, maxReruns-1, until)
+			f.Reruns, f.Reproduced = reruns+r, shown+1+s
+			return f, cases + r
+		}
+		f.Flaky = true
+		r, s := h.rerun(ctx, f, maxReruns-1, end)
+		cases += r
+		reruns, shown = reruns+r, shown+s
+		f.Reruns, f.Reproduced = reruns, shown
+		flaky = f
+		if shown > 0 || ctx.Err() != nil || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -82,24 +100,42 @@ const maxFlakyRuns = 3
 //
 // A failure found near the property's deadline still gets its confirming
 // re-run: the budget is extended, within the campaign's (end), to twice
-// the longest case so far past the moment it was found.
-func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool) {
+// the longest case so far past the moment it was found. The last return
+// is that budget, the time the finding's own re-runs may take.
+//
+// A case that shows several defects reports the first failure's when it
+// shows among them (a re-run or a shrink step may list them in another
+// order: rapid would take that for another failure), else the first
+// unknown one.
+func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, seed uint64, checks int, deadline, hard, end time.Time, shrink time.Duration, known map[string]bool) (*Finding, int, bool, time.Time) {
 	var first, last *Finding // the failure as first found; the last one (shrunk)
 	cases := 0
 	var longest time.Duration // the longest case so far
 	var caseStart time.Time
 	tb := &rapidrun.TB{Label: "mcpconform-fuzz-" + prop}
 	fail := func(rt *rapid.T, ps []problem, transcript []string, msgs [][]byte, steps []Step) {
-		for _, p := range ps {
+		pick := -1
+		for i, p := range ps {
+			sig := prop + "/" + p.Layer + "/" + p.Code
+			if known[sig] {
+				continue
+			}
+			if pick < 0 {
+				pick = i
+			}
+			if first != nil && sig == first.Signature() {
+				pick = i
+				break
+			}
+		}
+		if pick >= 0 {
+			p := ps[pick]
 			// Server text quoted in a finding goes through the run's
 			// redactor like every report (the frames already did).
 			red := h.tg.Recorder.Redactor()
 			f := Finding{Property: prop, Layer: p.Layer, Code: p.Code, Detail: red.String(p.Detail),
 				Revision: string(h.rev), Transport: h.tg.Transport(), Transcript: clipLines(transcript),
 				rule: ruleFor(prop, h.tg.Transport(), h.probe, p, msgs, steps)}
-			if known[f.Signature()] {
-				continue
-			}
 			for _, m := range msgs {
 				f.Messages = append(f.Messages, RawOf(m))
 			}
@@ -134,9 +170,9 @@ func (h *harness) checkOnce(ctx context.Context, prop string, body caseFunc, see
 		body(ctx, rt, fail)
 	})
 	if first != nil && (tb.Flaky() || tb.Reported() != "" && tb.Reported() != first.Signature()) {
-		return first, cases, true
+		return first, cases, true, hard
 	}
-	return last, cases, false
+	return last, cases, false, hard
 }
 
 // clipLines keeps the last maxTranscript lines of a long transcript.

@@ -91,6 +91,7 @@ type seqModel struct {
 	n          int
 	steps      []Step
 	transcript []string
+	together   bool // each step's messages in flight together (xopts.together)
 }
 
 func (h *harness) newSeq(ctx context.Context) (*seqModel, error) {
@@ -192,7 +193,7 @@ func (m *seqModel) exec(ctx context.Context, st Step) []problem {
 		return []problem{{"harness", "bad-step", "unknown op " + st.Op}}
 	}
 	before := m.phase
-	out := m.h.exchangeOn(ctx, msgs, xopts{s: m.s, headers: m.headers, lateOK: m.cancelled, rejectOK: true})
+	out := m.h.exchangeOn(ctx, msgs, xopts{s: m.s, headers: m.headers, lateOK: m.cancelled, rejectOK: true, together: m.together})
 	m.transcript = append(m.transcript, out.transcript...)
 	if len(m.transcript) > 10*maxTranscript { // a finding keeps the last lines
 		m.transcript = append([]string(nil), m.transcript[len(m.transcript)-2*maxTranscript:]...)
@@ -521,13 +522,17 @@ func (h *harness) seqCase(ctx context.Context, t *rapid.T, fail failFunc) {
 	t.Repeat(m.actions(ctx, fail))
 }
 
-// replaySeq re-runs saved steps on a fresh connection.
-func (h *harness) replaySeq(ctx context.Context, steps []Step) ([]problem, error) {
+// replaySeq re-runs saved steps on a fresh connection (together: each
+// step's messages in flight together), and puts back a catalog they
+// changed.
+func (h *harness) replaySeq(ctx context.Context, steps []Step, together bool) ([]problem, error) {
 	m, err := h.newSeq(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer m.close()
+	defer m.restoreCatalog(ctx)
+	m.together = together
 	var all []problem
 	for _, st := range steps {
 		ps := m.exec(ctx, st)

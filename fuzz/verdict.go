@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/catalog"
@@ -110,14 +111,30 @@ func ruleFor(prop, transport, probe string, p problem, msgs [][]byte, steps []St
 	return judge.Rule{Harness: true} // a problem no rule names yet: the harness's
 }
 
-// grade sets f's requirement, level and verdict. A crash (the connection
-// ended) is a fact and stays FAIL unconfirmed; any other defect that never
-// showed again is WARN unless strict.
+// grade sets f's requirement, level and verdict, and the note says how
+// often its re-runs reproduced it (Rate). A finding that showed again in
+// any re-run is confirmed: a MUST broken is FAIL, however rarely it shows.
+// A crash (the connection ended) is a fact and stays FAIL unconfirmed; any
+// other defect that never showed again is WARN unless strict.
 func (f *Finding) grade(strict bool) {
-	unconfirmed := f.Flaky && f.Layer+"/"+f.Code != "transport/crash"
-	j := f.rule.Judge(catalog.Revision(f.Revision), unconfirmed, strict)
+	f.Unconfirmed = f.Flaky && f.Reproduced == 0
+	j := f.rule.Judge(catalog.Revision(f.Revision), f.Unconfirmed && f.Layer+"/"+f.Code != "transport/crash", strict)
 	f.Requirement, f.Level, f.Verdict, f.Note = j.Requirement, string(j.Level), string(j.Verdict), j.Note
-	f.Unconfirmed = f.Flaky
+	if rate := f.Rate(); rate != "" {
+		f.Note = strings.TrimPrefix(f.Note+"; "+rate, "; ")
+	}
+}
+
+// Rate says how often the re-runs of f reproduced it ("reproduced in 3 of
+// 5 re-runs"); "" when it was not re-run.
+func (f Finding) Rate() string {
+	switch f.Reruns {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("reproduced in %d of 1 re-run", f.Reproduced)
+	}
+	return fmt.Sprintf("reproduced in %d of %d re-runs", f.Reproduced, f.Reruns)
 }
 
 // Exercised lists the requirements whose rules the cases of property prop

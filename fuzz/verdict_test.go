@@ -65,3 +65,38 @@ func nested(n int) string {
 	}
 	return s
 }
+
+// A finding reproduced in any of its re-runs is confirmed and graded by
+// its requirement's level, with its rate in the note; one reproduced in
+// none stays unconfirmed (WARN unless strict; a crash stays FAIL).
+func TestRateDecidesConfirmation(t *testing.T) {
+	ping := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}
+	for _, c := range []struct {
+		code               string
+		flaky              bool
+		reruns, reproduced int
+		strict             bool
+		verdict, note      string
+		unconfirmed        bool
+	}{
+		{"no-response", true, 5, 3, false, "FAIL", "reproduced in 3 of 5 re-runs", false},
+		{"no-response", true, 5, 1, false, "FAIL", "reproduced in 1 of 5 re-runs", false},
+		{"no-response", true, 5, 0, false, "WARN", "unconfirmed: the defect did not show again when the case was re-run (a timing-dependent defect, or none); FAIL with --strict; reproduced in 0 of 5 re-runs", true},
+		{"no-response", true, 5, 0, true, "FAIL", "reproduced in 0 of 5 re-runs", true},
+		{"no-response", false, 5, 5, false, "FAIL", "reproduced in 5 of 5 re-runs", false},
+		{"no-response", false, 1, 1, false, "FAIL", "reproduced in 1 of 1 re-run", false},
+		{"no-response", false, 0, 0, false, "FAIL", "", false}, // not re-run (Go's engine)
+	} {
+		f := Finding{Property: PropIDs, Layer: "response", Code: c.code, Revision: string(catalog.Modern), Flaky: c.flaky,
+			Reruns: c.reruns, Reproduced: c.reproduced, rule: ruleFor(PropIDs, "stdio", "server/discover", problem{"response", c.code, ""}, ping, nil)}
+		f.grade(c.strict)
+		if f.Requirement != "RPC-002" || f.Verdict != c.verdict || f.Note != c.note || f.Unconfirmed != c.unconfirmed {
+			t.Errorf("%+v: %s %s %q unconfirmed %v, want RPC-002 %s %q unconfirmed %v", c, f.Requirement, f.Verdict, f.Note, f.Unconfirmed, c.verdict, c.note, c.unconfirmed)
+		}
+	}
+	crash := Finding{Property: PropRaw, Layer: "transport", Code: "crash", Revision: string(catalog.Modern), Flaky: true, Reruns: 5,
+		rule: ruleFor(PropRaw, "stdio", "server/discover", problem{"transport", "crash", ""}, ping, nil)}
+	if crash.grade(false); crash.Verdict != "FAIL" || !crash.Unconfirmed {
+		t.Errorf("a crash reproduced in none of its re-runs: %s, unconfirmed %v; want FAIL, unconfirmed", crash.Verdict, crash.Unconfirmed)
+	}
+}
