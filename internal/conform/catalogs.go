@@ -63,6 +63,17 @@ type Walk struct {
 	Cap    int
 }
 
+// PageOf returns the answer that listed item i (nil when none).
+func (w *Walk) PageOf(i int) *session.Response {
+	for _, p := range w.Pages {
+		if i < len(p.Items) {
+			return p.Resp
+		}
+		i -= len(p.Items)
+	}
+	return nil
+}
+
 // Complete reports a walk that reached the end.
 func (w *Walk) Complete() bool { return w.Problem == "" }
 

@@ -80,6 +80,32 @@ func (t *T) ExpectStatus(what string, resp *session.Response, statuses ...int) {
 	t.Violation(fmt.Sprintf("HTTP status %v", statuses), resp.Describe(), "%s: wrong HTTP status %d", what, resp.Reply.Status)
 }
 
+// Refused ends the check with a violation whose claim is that resp had
+// to be a JSON-RPC error (any code): mcpconform repro replays its request
+// and judges the answer the same way.
+func (t *T) Refused(resp *session.Response, expected, actual, format string, args ...any) {
+	t.recordClaim(resp, result.Claim{Kind: result.ClaimError})
+	t.Violation(expected, actual, format, args...)
+}
+
+// CheckRefused is Check whose claim, when ok is false, is that resp had
+// to be a JSON-RPC error (Refused).
+func (t *T) CheckRefused(ok bool, resp *session.Response, expected, actual, format string, args ...any) {
+	if !ok {
+		t.Refused(resp, expected, actual, format, args...)
+	}
+}
+
+// ModelClaim records, for a check that judges members of answers against
+// the message model, the first answer it found wrong: mcpconform repro
+// replays its request and judges the member the verdict names (a claim
+// is no evidence: it claims no frame for the requirement).
+func (t *T) ModelClaim(resp *session.Response) {
+	if t.out.Claim == nil {
+		t.recordClaim(resp, result.Claim{Kind: result.ClaimModel})
+	}
+}
+
 // recordClaim records what a violation about resp asserts (for repro), when
 // resp carried an answer (its frame).
 func (t *T) recordClaim(resp *session.Response, c result.Claim) {

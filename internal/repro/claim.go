@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,6 +28,22 @@ func (in input) claimRule() (rule, bool) {
 			return rule{}, false
 		}
 		r.judge = judge{kind: judgeStatus, statuses: c.Statuses, deleted: -1}
+	case result.ClaimModel:
+		a := slices.IndexFunc(in.tx, func(e result.Exchange) bool { return e.Seq == c.Answer })
+		if a < 0 {
+			return rule{}, false
+		}
+		i := in.requestOf(a)
+		if i < 0 {
+			return rule{}, false
+		}
+		_, method := idAndMethod([]byte(in.tx[i].Body))
+		con, ok := in.modelConstraint(a, method)
+		if !ok {
+			return rule{}, false
+		}
+		return rule{judge: judge{kind: judgeModel, model: con}, pick: func(input) []int { return []int{i} },
+			expect: in.title + ": the answer's member " + orRoot(con.ptr) + " is " + con.words}, true
 	default:
 		return rule{}, false
 	}
@@ -134,12 +151,8 @@ func (in input) prefixMsgs() []msg {
 // left out): where Verify looks for the
 // messages a state-dependent fault needs.
 func (in input) earlier() []int64 {
-	r, ok := in.ruleFor()
-	if !ok || in.finding != nil {
-		return nil
-	}
-	idx := r.pick(in)
-	if len(idx) == 0 {
+	_, idx, ok := in.picked()
+	if !ok || in.finding != nil || len(idx) == 0 {
 		return nil
 	}
 	first := in.tx[idx[0]]
@@ -182,8 +195,36 @@ func (in input) handshakeBefore(e result.Exchange) (handshake, noInitialized boo
 			sawInitialized = true
 		}
 	}
-	if !any || !sawInit {
-		return true, false // nothing recorded of the connection's start: the full handshake
+	if _, m := idAndMethod([]byte(e.Body)); !any || !sawInit || m == "notifications/initialized" {
+		// nothing recorded of the connection's start, or the exchange is
+		// the handshake's notification itself: the full handshake
+		return true, false
 	}
 	return true, !sawInitialized
+}
+
+// recordedInit: the params of the last initialize the run sent on e's
+// connection before e (nil when the report does not hold it).
+func (in input) recordedInit(e result.Exchange) json.RawMessage {
+	frames := in.history
+	if len(frames) == 0 {
+		frames = in.tx
+	}
+	var params json.RawMessage
+	for _, f := range frames {
+		if f.Seq >= e.Seq {
+			break
+		}
+		if f.Conn != e.Conn || !sent(f) || f.Truncated {
+			continue
+		}
+		var m struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal([]byte(f.Body), &m) == nil && m.Method == "initialize" && len(m.Params) > 0 && m.Params[0] == '{' {
+			params = m.Params
+		}
+	}
+	return params
 }

@@ -121,7 +121,7 @@ func (in input) requestOf(a int) int {
 	ans := in.tx[a]
 	for i := a - 1; i >= 0; i-- {
 		e := in.tx[i]
-		if !sent(e) || e.Conn != ans.Conn || handshakeMsg(e) {
+		if !sent(e) || e.Conn != ans.Conn {
 			continue
 		}
 		if in.transport == "http" && ans.Exchange != 0 {
@@ -222,8 +222,7 @@ func pickEchoed(in input) []int {
 }
 
 // pickAcceptedPost: the POSTed notification or response whose reply an
-// evidence frame is (none: notifications/initialized, which the
-// script's own handshake sends).
+// evidence frame is.
 func pickAcceptedPost(in input) []int {
 	for _, a := range in.evidenceFrames() {
 		e := in.tx[a]
@@ -232,10 +231,7 @@ func pickAcceptedPost(in input) []int {
 			if x.Conn != e.Conn || x.Exchange != e.Exchange || !sent(x) {
 				continue
 			}
-			if handshakeMsg(x) {
-				return []int{}
-			}
-			return []int{i}
+			return []int{i} // notifications/initialized: the script's handshake sends it
 		}
 	}
 	return nil

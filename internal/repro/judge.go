@@ -56,6 +56,22 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 			w("if [ -n \"$c\" ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n")
 		}
 		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
+	case judgeModel:
+		if len(p.msgs) == 0 && p.handshake {
+			// the answer judged is initialize's: the handshake's own
+			last = msg{id: `"mcpconform-repro-init"`}
+			if !stdio {
+				w("n=1\n")
+			}
+		}
+		if last.id == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+			return
+		}
+		w("answer %s || {\n", sq(ereQuote(last.id)))
+		noAnswer("the request")
+		w("}\n")
+		j.model.write(w)
 	case judgeResult:
 		if last.id == "" {
 			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")

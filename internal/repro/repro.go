@@ -69,6 +69,10 @@ type plan struct {
 	// noInitialized: the handshake stops after initialize's answer (the
 	// run sent the exchange before notifications/initialized).
 	noInitialized bool
+	// initParams: the params of the initialize the run sent on the
+	// connection (its capabilities and clientInfo), which the script's
+	// handshake sends again; nil: the script's own.
+	initParams json.RawMessage
 }
 
 // Generate returns the script reproducing res of rep.
@@ -88,15 +92,19 @@ func resultInput(rep *result.Report, res result.Result, opt Options) input {
 	in := input{
 		requirement: res.Requirement, revision: res.Revision, transport: transport,
 		title: res.Title, message: res.Message, link: requirementLink(res), verdict: string(res.Verdict),
-		target: rep.Target, tx: res.Transcript, claim: res.Claim, expected: res.Expected, evidence: res.Evidence,
+		target: rep.Target, tx: res.Transcript, claim: res.Claim, expected: res.Expected, actual: res.Actual, evidence: res.Evidence,
 		history: historyOf(rep), prefix: opt.Prefix, verified: opt.Verified, unreproduced: opt.Unreproduced,
 	}
 	if transport != res.Transport {
 		in.target = result.Target{Transport: transport}
 	}
+	in.own = map[int64]bool{}
+	for _, e := range res.Transcript {
+		in.own[e.Seq] = true
+	}
 	in.tx = crashTranscript(rep, res, in)
 	if _, claimed := in.claimRule(); !claimed && len(in.history) > 0 {
-		if _, ok := in.evRuleFor(); ok {
+		if _, ok := in.evRuleFor(); ok || in.requirement == "RPC-013" {
 			// the message the verdict rests on may have been provoked by
 			// another check's input (a run-wide observer's FAIL)
 			in.tx = in.history
@@ -166,9 +174,11 @@ type input struct {
 	code    string // the finding's layer/code
 	// claim: what the check asserted (its answer frame and kind);
 	// expected: the result's Expected.
-	claim    *result.Claim
-	expected string
-	evidence []int64 // the result's Evidence
+	claim            *result.Claim
+	expected, actual string
+	evidence         []int64 // the result's Evidence
+	// own: the Seqs of the result's own transcript (the check's traffic)
+	own map[int64]bool
 	// history: every frame of the run's transcripts (by Seq), where the
 	// earlier messages of a connection are found; prefix: the Seqs of
 	// those the script sends first (Options.Prefix).
@@ -353,6 +363,10 @@ func (in input) body(b *strings.Builder, p plan) {
 	if p.handshake {
 		w("# The handshake of the legacy era.\n")
 		init := in.initialize()
+		if p.initParams != nil {
+			init.body = []byte(`{"jsonrpc":"2.0","id":"mcpconform-repro-init","method":"initialize","params":` + string(p.initParams) + `}`)
+			w("# The initialize the run sent on the connection (its capabilities and clientInfo).\n")
+		}
 		in.writeMsg(w, init, 0)
 		w("answer %s || verdict 2 \"$EXPECTED\" \"the server did not answer initialize%s\"\n", sq(ereQuote(init.id)), map[bool]string{true: " (HTTP $status)", false: ""}[in.transport == "http"])
 		if p.noInitialized {

@@ -52,6 +52,9 @@ const (
 	// judgeEcho: the answer to the last message must carry its id as
 	// sent; the same id in another JSON type is the violation.
 	judgeEcho
+	// judgeModel: the answer's member at a JSON pointer must meet the
+	// message model's constraint (RPC-013).
+	judgeModel
 	// judgeAccepted (HTTP): the POSTed notification or response (the last
 	// message; none: the handshake's notifications/initialized) gets 202
 	// with an empty body, or a 4xx.
@@ -76,6 +79,7 @@ type judge struct {
 	// acceptance the status judgement presupposes; -1 for none.
 	deleted int
 	why     string // judgeNone: why the script cannot judge
+	model   constraint
 }
 
 // rule is one requirement's entry: how to pick the messages from a
@@ -149,7 +153,7 @@ func Coverage(id string) (judged bool, note string) {
 	if strings.HasPrefix(id, "AUTH-") {
 		return false, "replays the exchange and exits 2: the tokens it needs are the run's, which a script never holds"
 	}
-	return false, "replays the exchange and exits 2: no short rule judges its answer yet (compare with the expected)"
+	return false, "judged where its check recorded what the answer had to be (a JSON-RPC error or one of its codes, a result, an HTTP status: the result's claim); otherwise it replays the exchange and exits 2 (no short rule judges its answer yet)"
 }
 
 // ruleFor returns the rule of a result (by its requirement and message).
@@ -165,6 +169,14 @@ func (in input) ruleFor() (rule, bool) {
 	}
 	if r, ok := in.evRuleFor(); ok {
 		return r, true
+	}
+	if in.requirement == "RPC-013" || len(in.evidence) > 0 && in.finding == nil {
+		// RPC-013, or a requirement whose verdict names the member of
+		// the answer the message model also finds wrong
+		if idx, c := in.pickModel(); idx != nil {
+			return rule{judge: judge{kind: judgeModel, model: c}, pick: func(input) []int { return idx },
+				expect: "every message is valid for the revision's message model: the answer's member " + orRoot(c.ptr) + " is " + c.words}, true
+		}
 	}
 	switch in.requirement {
 	case "RPC-005":
@@ -221,8 +233,8 @@ func (in input) plan() plan {
 		}
 		return p
 	}
-	if r, ok := in.ruleFor(); ok {
-		if idx := r.pick(in); idx != nil && len(idx) == 0 && r.judge.observes() {
+	if r, idx, ok := in.picked(); ok {
+		if idx != nil && len(idx) == 0 && r.judge.observes() {
 			// the server spoke before any input: the probe alone
 			return plan{handshake: !in.modern(), judge: r.judge, prefix: in.prefixMsgs()}
 		} else if len(idx) > 0 {
@@ -230,11 +242,15 @@ func (in input) plan() plan {
 			for _, i := range idx {
 				msgs = append(msgs, in.msgOf(in.tx[i]))
 			}
-			p := plan{handshake: !in.modern(), msgs: stripHandshake(msgs), judge: r.judge, prefix: in.prefixMsgs()}
+			if !in.modern() {
+				msgs = stripHandshake(msgs) // the script makes its own
+			}
+			p := plan{handshake: !in.modern(), msgs: msgs, judge: r.judge, prefix: in.prefixMsgs()}
 			if p.handshake {
 				// the handshake as far as the run had done it on the
 				// connection (LIFE-016: a request before initialized)
 				p.handshake, p.noInitialized = in.handshakeBefore(in.tx[idx[0]])
+				p.initParams = in.recordedInit(in.tx[idx[0]])
 			}
 			if p.judge.kind == judgeStatus && p.judge.deleted == 0 {
 				p.judge.deleted = slices.IndexFunc(p.msgs, func(m msg) bool { return m.http == "DELETE" })
@@ -661,5 +677,47 @@ func batchIDs(b []byte) []string {
 // observes: a judgement that needs no message of its own (the server
 // spoke at start-up, or answered the handshake's notification).
 func (j judge) observes() bool {
-	return j.kind == judgeUnsolicited || j.kind == judgeAccepted || j.kind == judgeSilent
+	return j.kind == judgeUnsolicited || j.kind == judgeAccepted || j.kind == judgeSilent || j.kind == judgeModel
+}
+
+// picked: the rule of in and the frames (indexes into tx) its script
+// sends: what the rule picks, after the check's own earlier messages on
+// that connection (the state it set up for its claim: a tool removed, a
+// task finished), which the script always replays (Verify adds other
+// checks' messages only when needed).
+func (in input) picked() (rule, []int, bool) {
+	r, ok := in.ruleFor()
+	if !ok {
+		return r, nil, false
+	}
+	idx := r.pick(in)
+	if len(idx) == 0 || !r.judge.keepsOwn() || len(in.own) == 0 {
+		return r, idx, true
+	}
+	first := in.tx[idx[0]]
+	var own []int
+	for i := idx[0] - 1; i >= 0 && len(own) < maxOwn; i-- {
+		e := in.tx[i]
+		if e.Conn != first.Conn || !sent(e) || !in.own[e.Seq] || handshakeMsg(e) || in.isProbe(e) || slices.Contains(idx, i) {
+			continue
+		}
+		if in.transport == "http" && e.HTTP != nil && e.HTTP.Method != "POST" {
+			continue
+		}
+		own = append([]int{i}, own...)
+	}
+	return r, append(own, idx...), true
+}
+
+// maxOwn caps the check's own earlier messages a script replays.
+const maxOwn = 30
+
+// keepsOwn: the judgements whose scripts replay the check's own earlier
+// messages before the exchange (the older rules pick theirs).
+func (j judge) keepsOwn() bool {
+	switch j.kind {
+	case judgeCode, judgeResult, judgeMember, judgeModel, judgeEcho, judgeUnsolicited, judgeSilent:
+		return true
+	}
+	return false
 }

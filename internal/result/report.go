@@ -193,8 +193,9 @@ type Result struct {
 // Answer is the transcript frame (Seq) that carried the answer (the
 // request is the one it answers: same connection, same id), Kind what it
 // had to be: "error" (a JSON-RPC error, with one of Codes when given),
-// "result" (a JSON-RPC result) or "status" (an HTTP status among
-// Statuses). Since 1.11.
+// "result" (a JSON-RPC result), "status" (an HTTP status among
+// Statuses) or "model" (the answer's members the verdict names are valid
+// for the revision's message model). Since 1.11.
 type Claim struct {
 	Answer   int64   `json:"answer"`
 	Kind     string  `json:"kind"`
@@ -207,6 +208,7 @@ const (
 	ClaimError  = "error"
 	ClaimResult = "result"
 	ClaimStatus = "status"
+	ClaimModel  = "model"
 )
 
 // ToleranceRef is a tolerance of the catalog a verdict invokes.

@@ -240,7 +240,7 @@ var _ = c.Area("lifecycle", func() {
 			resp := t.Call(s, "server/discover", params, &session.CallOptions{NoMeta: true})
 			what := "server/discover with " + tc.name
 			if tc.noVersion && t.Env.SupportsLegacy {
-				t.Check(resp.IsError(), "a JSON-RPC error", resp.Describe(), "%s was processed", what)
+				t.CheckRefused(resp.IsError(), resp, "a JSON-RPC error", resp.Describe(), "%s was processed", what)
 				if code, _ := resp.ErrorCode(); code != jsonrpc.CodeInvalidParams {
 					t.Note("%s: a dual-era server answered %d, reading the request, which names no protocolVersion, as legacy traffic (ambiguous: TOL-17)", what, code)
 				}
@@ -345,7 +345,7 @@ var _ = c.Area("lifecycle", func() {
 		if err != nil {
 			t.Violation("a JSON-RPC error", err.Error(), "no answer to a legacy initialize")
 		}
-		t.Check(resp.IsError(), "a JSON-RPC error (the server does not do the legacy handshake)", resp.Describe(), "a modern-only server accepted initialize")
+		t.CheckRefused(resp.IsError(), resp, "a JSON-RPC error (the server does not do the legacy handshake)", resp.Describe(), "a modern-only server accepted initialize")
 		t.ExpectStatus("legacy initialize without MCP headers", resp, http.StatusBadRequest)
 		if !strings.Contains(string(resp.Msg.ErrorRaw), string(catalog.Modern)) {
 			t.Warn("the error does not name the supported versions (e.g. %s), so a legacy client cannot move forward", catalog.Modern)

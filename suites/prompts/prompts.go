@@ -48,6 +48,9 @@ var _ = c.Area("prompts", func() {
 		for i, it := range w.Items {
 			for _, p := range itemProblems(it) {
 				problems = append(problems, fmt.Sprintf("prompts[%d]: %s: %s", i, p, c.Clip(it)))
+				if r := w.PageOf(i); r != nil {
+					t.ModelClaim(r)
+				}
 			}
 		}
 		t.Check(len(problems) == 0, "every prompt {name: string, arguments?: [{name: string, required?: boolean}]}",

@@ -25,7 +25,7 @@ var _ = c.Area("resources", func() {
 		if len(w.Items) == 0 {
 			t.NA("the server lists no resources")
 		}
-		judgeItems(t, w.Items, "Resource", "resource", "/uri", "/name")
+		judgeItems(t, w, "Resource", "resource", "/uri", "/name")
 	})
 
 	c.It("RES-002", "every resource template has a name and an RFC 6570 uriTemplate", func(t *c.T) {
@@ -36,7 +36,7 @@ var _ = c.Area("resources", func() {
 		if len(w.Items) == 0 {
 			t.NA("the server lists no resource templates")
 		}
-		judgeItems(t, w.Items, "ResourceTemplate", "template", "/uriTemplate", "/name")
+		judgeItems(t, w, "ResourceTemplate", "template", "/uriTemplate", "/name")
 	})
 
 	c.It("RES-003", "resources/read on listed URIs returns contents with uri and exactly one of text or base64 blob", func(t *c.T) {
@@ -127,7 +127,7 @@ var _ = c.Area("resources", func() {
 			return // an error (its code is RES-004's verdict)
 		}
 		items, ok := contents(p.resp)
-		t.Check(!ok || len(items) > 0, "a JSON-RPC error (-32602), never a result with empty contents", p.resp.Describe(),
+		t.CheckRefused(!ok || len(items) > 0, p.resp, "a JSON-RPC error (-32602), never a result with empty contents", p.resp.Describe(),
 			"a URI that does not exist (%s) was answered with an empty contents array", p.uri)
 		t.Note("the unknown URI was answered with a result that is not an empty contents array (RES-004 judges it)")
 	})
@@ -182,13 +182,17 @@ func judgeWalk(t *c.T, w *c.Walk) {
 // judgeItems validates each list item against the message model's
 // definition and fails on problems at the given members; other problems
 // are noted (the message-model check RPC-013 owns them).
-func judgeItems(t *c.T, items []json.RawMessage, definition, noun string, paths ...string) {
+func judgeItems(t *c.T, w *c.Walk, definition, noun string, paths ...string) {
 	var bad []string
 	notes := 0
+	items := w.Items
 	for i, it := range items {
 		mine, others := modelProblems(string(t.Rev), definition, it, paths...)
 		for _, p := range mine {
 			bad = append(bad, fmt.Sprintf("%s %d: %s in %s", noun, i+1, p.String(), c.Clip(it)))
+			if r := w.PageOf(i); r != nil {
+				t.ModelClaim(r)
+			}
 		}
 		for _, p := range others {
 			if notes < 3 {

@@ -107,7 +107,7 @@ func judgeTraversal(t *c.T, s *session.Session, inv *inventory) {
 		items, _ := contents(resp)
 		for _, it := range items {
 			if _, payload := itemPayload(it); passwdLine.Match(payload) {
-				t.Violation("a JSON-RPC error", c.Clip(resp.Msg.Raw),
+				t.Refused(resp, "a JSON-RPC error", c.Clip(resp.Msg.Raw),
 					"%s (%s) was answered with what looks like the server host's /etc/passwd", p.uri, p.what)
 			}
 		}
@@ -124,7 +124,7 @@ func judgeTraversal(t *c.T, s *session.Session, inv *inventory) {
 		for i, it := range items {
 			iu, payload := itemPayload(it)
 			if _, in := inv.inSet(iu); !in {
-				t.Violation("a JSON-RPC error: the URI is neither listed nor matched by a resource template", c.Clip(resp.Msg.Raw),
+				t.Refused(resp, "a JSON-RPC error: the URI is neither listed nor matched by a resource template", c.Clip(resp.Msg.Raw),
 					"%s (%s) was answered with content for %q, a URI outside the server's resource set", p.uri, p.what, iu)
 			}
 			own := direct[iu]

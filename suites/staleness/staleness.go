@@ -375,12 +375,12 @@ var _ = c.Area("staleness", func() {
 // judged there once.
 func expectUnknown(t *c.T, resp *session.Response, what string, phantom phantomCode, owner string) {
 	if resp.IsResult() {
-		t.Violation("a JSON-RPC error (-32602): names are case-sensitive and this one is not listed", resp.Describe(),
+		t.Refused(resp, "a JSON-RPC error (-32602): names are case-sensitive and this one is not listed", resp.Describe(),
 			"%s was served: the server matched a name that is not in its catalog", what)
 	}
 	code, ok := resp.ErrorCode()
 	if !ok {
-		t.Violation("a JSON-RPC error", resp.Describe(), "%s: no JSON-RPC error", what)
+		t.Refused(resp, "a JSON-RPC error", resp.Describe(), "%s: no JSON-RPC error", what)
 	}
 	switch {
 	case code == jsonrpc.CodeInvalidParams:
@@ -395,10 +395,10 @@ func expectUnknown(t *c.T, resp *session.Response, what string, phantom phantomC
 // error (the code is judged by the tools, prompts and resources checks).
 func expectRejected(t *c.T, resp *session.Response, what string) {
 	if resp.IsResult() {
-		t.Violation("a JSON-RPC error (the item is no longer in the catalog)", resp.Describe(), "%s was served after its removal", what)
+		t.Refused(resp, "a JSON-RPC error (the item is no longer in the catalog)", resp.Describe(), "%s was served after its removal", what)
 	}
 	if !resp.IsError() {
-		t.Violation("a JSON-RPC error", resp.Describe(), "%s: no JSON-RPC error", what)
+		t.Refused(resp, "a JSON-RPC error", resp.Describe(), "%s: no JSON-RPC error", what)
 	}
 }
 

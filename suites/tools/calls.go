@@ -47,6 +47,7 @@ func callChecks() {
 					continue // base64 is TOOL-007's, structuredContent TOOL-008's, resultType RPC-011's
 				}
 				bad.add("tools/call %s: %s: %s", o.cand.Name, p.Path, p.Message)
+				t.ModelClaim(o.resp)
 			}
 		}
 		bad.report(t, fmt.Sprintf("a content array of %s content blocks and a boolean isError", t.Rev),
@@ -71,6 +72,7 @@ func callChecks() {
 					binaries++
 					if why := base64Problem(data); why != "" {
 						bad.add("%s (%s): data is not standard base64: %s", at, typ, why)
+						t.ModelClaim(o.resp)
 					}
 					if mt, ok := str(b["mimeType"]); !ok || strings.TrimSpace(mt) == "" {
 						bad.add("%s (%s): mimeType is %s", at, typ, c.OrAbsent(b["mimeType"]))
@@ -87,6 +89,7 @@ func callChecks() {
 					binaries++
 					if why := base64Problem(blob); why != "" {
 						bad.add("%s (resource %s): blob is not standard base64: %s", at, c.OrAbsent(r["uri"]), why)
+						t.ModelClaim(o.resp)
 					}
 				}
 			}
