@@ -97,9 +97,11 @@ func (t *T) CheckRefused(ok bool, resp *session.Response, expected, actual, form
 }
 
 // ModelClaim records, for a check that judges members of answers against
-// the message model, the first answer it found wrong: mcpconform repro
-// replays its request and judges the member the verdict names (a claim
-// is no evidence: it claims no frame for the requirement).
+// the message model, the first answer it found wrong (or the one answer
+// it judges): mcpconform repro replays its request and judges the member
+// the verdict names, where the model finds that member wrong (nothing
+// else: a verdict about another member gets no judgement from it). A
+// claim is no evidence: it claims no frame for the requirement.
 func (t *T) ModelClaim(resp *session.Response) {
 	if t.out.Claim == nil {
 		t.recordClaim(resp, result.Claim{Kind: result.ClaimModel})

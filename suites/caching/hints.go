@@ -39,9 +39,11 @@ var _ = c.Area("caching", func() {
 			}
 			judged++
 			if why := checkTTL(res["ttlMs"]); why != "" {
+				t.ModelClaim(resp)
 				t.Violation("ttlMs: an integer ≥ 0", c.OrAbsent(res["ttlMs"]), "%s: %s", what, why)
 			}
 			if why := checkScope(res["cacheScope"]); why != "" {
+				t.ModelClaim(resp)
 				t.Violation(`cacheScope: "public" or "private"`, c.OrAbsent(res["cacheScope"]), "%s: %s", what, why)
 			}
 		}

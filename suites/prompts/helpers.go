@@ -103,6 +103,7 @@ type got struct {
 	Name   string
 	Args   map[string]string // the arguments the harness sent
 	Result map[string]json.RawMessage
+	Resp   *session.Response
 }
 
 // getAll gets up to maxGets listed prompts with plausible arguments. It
@@ -128,7 +129,7 @@ func getAll(t *c.T, s *session.Session, ps []c.Prompt) (oks []got, skipped []str
 				skipped = append(skipped, fmt.Sprintf("%s: an input_required round (MRTR checks judge it)", p.Name))
 				continue
 			}
-			oks = append(oks, got{Name: p.Name, Args: args, Result: res})
+			oks = append(oks, got{Name: p.Name, Args: args, Result: res, Resp: resp})
 		}
 	}
 	return oks, skipped

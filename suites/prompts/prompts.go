@@ -77,6 +77,7 @@ var _ = c.Area("prompts", func() {
 			for j, m := range ms {
 				if p := messageProblem(s.Revision(), m); p != "" {
 					problems = append(problems, fmt.Sprintf("%s: messages[%d]: %s: %s", g.Name, j, p, c.Clip(m)))
+					t.ModelClaim(g.Resp)
 				}
 			}
 		}
@@ -179,6 +180,7 @@ var _ = c.Area("prompts", func() {
 				}
 				if p != "" {
 					problems = append(problems, fmt.Sprintf("%s: messages[%d]: %s", g.Name, j, p))
+					t.ModelClaim(g.Resp)
 				}
 			}
 		}

@@ -82,6 +82,7 @@ var _ = c.Area("resources", func() {
 			}
 			for i, it := range items {
 				if why := contentsProblem(string(t.Rev), it); why != "" {
+					t.ModelClaim(resp)
 					t.Violation(`each contents item: {"uri": string, and exactly one of "text": string or "blob": base64}`, c.Clip(it),
 						"reading %s: contents[%d] %s", uri, i, why)
 				}
