@@ -286,7 +286,7 @@ func buildHTMLReport(r *Report) *htmlReport {
 		// a client's fault is replayed by playing its scenario again, not
 		// by a script standing in for it
 		if (res.Verdict == result.FAIL || res.Verdict == result.WARN) && role(r) == "server" {
-			if script, err := repro.Generate(r, *res, repro.Options{}); err == nil {
+			if script, err := repro.Generate(r, *res, ReproOptions(res)); err == nil {
 				cv.Repro = script
 				cv.ReproCmd = ReproCommand(*res)
 			}
@@ -787,4 +787,19 @@ func RenderMatrix(w io.Writer, runs []MatrixRun) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// ReproOptions are the options of a result's script in a report: what
+// `run --verify-repro` found, or (never verified) a script whose OK is an
+// exit 2.
+func ReproOptions(res *result.Result) repro.Options {
+	switch v := res.Repro; {
+	case v == nil:
+		return repro.Options{Unverified: true}
+	case v.Status == repro.Reproduced:
+		return repro.Options{Prefix: v.Prefix, Verified: v.Why}
+	case v.Status == repro.Unreproduced:
+		return repro.Options{Unreproduced: v.Why}
+	}
+	return repro.Options{Unverified: true}
 }

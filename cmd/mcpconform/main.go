@@ -357,6 +357,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		schemaFile  = fs.String("schema", "", "also validate every server message against this official MCP schema.json (JSON Schema draft-07 or 2020-12)")
 		baseline    = fs.String("baseline", "", "YAML file of known failures that do not fail the run (a listed requirement that now passes does)")
 		contractF   = fs.String("contract", "", "also compare the server with this contract file (mcpconform contract snapshot) and lint its model-read text: an ERR change or lint fails the run")
+		verifyRepro = fs.Duration("verify-repro", 0, "after the checks, verify the reproduction script of each FAIL and WARN against the target within this budget (e.g. 60s), so that report.html and report.json carry verified scripts (mcpconform repro); 0: not verified (report.html's scripts then never say OK)")
 		lint        = fs.Bool("lint", false, "also lint the text a model reads (tool, prompt, resource text, instructions) and the surface's stability: an ERR lint fails the run")
 		reportList  = fs.String("reports", reports.DefaultFormatList(), "comma list of the reports to write in --report-dir (report.json is always written): "+reports.FormatsHelp())
 	)
@@ -453,6 +454,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if !contractSum.Passed {
 			out.Report.Summary.Passed = false
 		}
+	}
+	if out != nil && err == nil && out.Signal == "" && *verifyRepro > 0 {
+		verifyScripts(out.Report, *verifyRepro, tg, progress) // repro.go
 	}
 	if out != nil { // a run that ended before any check ran still has reports saying why
 		var terminal io.Writer = stdout

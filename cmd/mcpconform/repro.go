@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/repro"
 	"github.com/mcpconform/mcpconform/internal/result"
+	"github.com/mcpconform/mcpconform/internal/target"
 	"github.com/mcpconform/mcpconform/reports"
 )
 
@@ -221,4 +222,47 @@ func reproFinding(path, reportPath, url string, command []string, transport stri
 	}
 	fmt.Fprint(stdout, script)
 	return exitOK
+}
+
+// verifyScripts verifies the reproduction script of each FAIL and WARN of
+// a server report against the target, within budget (the results left
+// when it runs out stay unverified), and records the outcome on each.
+func verifyScripts(rep *reports.Report, budget time.Duration, tg *target.Target, progress io.Writer) {
+	if rep.Target.Role == "client" {
+		return
+	}
+	var env []string
+	if tg.Bearer != "" {
+		env = append(env, "MCP_TOKEN="+tg.Bearer)
+	}
+	for _, kv := range tg.Env {
+		env = append(env, kv) // the server's --env (the script starts it like the run did)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	n := 0
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		if r.Verdict != result.FAIL && r.Verdict != result.WARN || sig.Err() != nil {
+			continue
+		}
+		left := time.Until(deadlineOf(sig))
+		if left < time.Second {
+			break
+		}
+		_, v, err := repro.Verify(sig, rep, *r, repro.VerifyOptions{Env: env, Budget: min(left, 60*time.Second)})
+		if err != nil || sig.Err() != nil && v.Status != repro.Reproduced {
+			continue
+		}
+		r.Repro = &result.Repro{Status: v.Status, Prefix: v.Prefix, Why: v.Why}
+		n++
+	}
+	fmt.Fprintf(progress, "mcpconform: verified the reproduction scripts of %d result(s)\n", n)
+}
+
+func deadlineOf(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
 }

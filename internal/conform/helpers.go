@@ -108,13 +108,32 @@ func (t *T) ModelClaim(resp *session.Response) {
 	}
 }
 
+// StatusClaim records, before a violation about resp's HTTP status, that
+// its status had to be one of statuses (for repro).
+func (t *T) StatusClaim(resp *session.Response, statuses ...int) {
+	t.recordClaim(resp, result.Claim{Kind: result.ClaimStatus, Statuses: statuses})
+}
+
 // recordClaim records what a violation about resp asserts (for repro), when
 // resp carried an answer (its frame).
 func (t *T) recordClaim(resp *session.Response, c result.Claim) {
-	if resp == nil || resp.Frame.Seq == 0 {
+	if resp == nil {
 		return
 	}
 	c.Answer = resp.Frame.Seq
+	if c.Answer == 0 && c.Kind == result.ClaimStatus {
+		// no JSON-RPC answer (a 401 or 405 without a body): the
+		// exchange's first frame the server sent
+		for _, f := range resp.Exchange {
+			if f.Dir == wire.In {
+				c.Answer = f.Seq
+				break
+			}
+		}
+	}
+	if c.Answer == 0 {
+		return
+	}
 	t.out.Claim = &c
 }
 

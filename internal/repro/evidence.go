@@ -43,7 +43,8 @@ type evRule struct {
 	// revisions the rule holds in (none: all).
 	revisions []catalog.Revision
 	want, bad string
-	nonRPC    bool // evUnsolicited: any line that is not JSON-RPC 2.0
+	unless    string // evUnsolicited: a line matching bad is fine when it matches unless
+	nonRPC    bool   // evUnsolicited: any line that is not JSON-RPC 2.0
 	says      string
 	expect    string
 }
@@ -66,6 +67,8 @@ var evRules = map[string][]evRule{
 		expect: "2026-07-28 answers never carry -32002 (an unknown resource gets -32602)"}},
 	"RPC-011": {{kind: evAnswer, revisions: []catalog.Revision{catalog.Modern}, want: `"error":|"resultType":"(complete|task|input_required)"`, says: "its result lacks a known resultType",
 		expect: `every 2026-07-28 result carries resultType "complete", "task" or "input_required"`}},
+	"LOG-001": {{kind: evUnsolicited, when: "RFC 5424", bad: `"method":"notifications/message"`, unless: `"level":"(debug|info|notice|warning|error|critical|alert|emergency)"`,
+		says: "a log message has a level that is not an RFC 5424 level", expect: "log messages carry one of the RFC 5424 levels debug, info, notice, warning, error, critical, alert, emergency"}},
 	"HTTP-004": {{kind: evAccepted, expect: "a POSTed notification or response gets HTTP 202 Accepted with an empty body (or a 4xx when the server does not accept it)"}},
 	"RPC-002":  {{kind: evEcho, expect: "a response carries the id of the request it answers, with its JSON type"}},
 }
@@ -88,7 +91,7 @@ func (in input) evRuleFor() (rule, bool) {
 			r.judge = judge{kind: judgeMember, want: e.want, bad: e.bad, wantSays: e.says, badSays: e.says}
 			r.pick = pickEvidenceAnswer
 		case evUnsolicited:
-			r.judge = judge{kind: judgeUnsolicited, bad: e.bad, badSays: e.says, nonRPC: e.nonRPC}
+			r.judge = judge{kind: judgeUnsolicited, bad: e.bad, badSays: e.says, nonRPC: e.nonRPC, unless: e.unless}
 			r.pick = pickBeforeEvidence
 		case evSilent:
 			r.judge = judge{kind: judgeSilent}

@@ -56,6 +56,21 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 			w("if [ -n \"$c\" ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n")
 		}
 		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
+	case judgeAnswered:
+		if last.id == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+			return
+		}
+		w("if answer %s; then verdict 0 \"$EXPECTED\" \"it answered: $(printf '%%s' \"$ans\" | cut -c1-300)\"; fi\n", sq(ereQuote(last.id)))
+		if stdio {
+			w("[ -n \"$gone\" ] && verdict 2 \"$EXPECTED\" 'the process ended without answering (a crash: see RPC-014)'\n")
+		} else {
+			w("[ \"$status\" = 000 ] || verdict 2 \"$EXPECTED\" \"HTTP $status without an answer\"\n")
+		}
+		probe := in.probe()
+		in.writeMsg(w, probe, len(p.msgs)+2)
+		w("if answer %s; then verdict 1 \"$EXPECTED\" \"no answer within $WAIT s, while it answered the request that followed\"; fi\n", sq(ereQuote(probe.id)))
+		w("verdict 2 \"$EXPECTED\" 'no answer, and none to the request that followed either (the server is gone or hangs: see RPC-014)'\n")
 	case judgeModel:
 		if len(p.msgs) == 0 && p.handshake {
 			// the answer judged is initialize's: the handshake's own
@@ -239,7 +254,11 @@ func (j judge) writeObserved(w func(string, ...any), in input, p plan, last msg,
 		if j.nonRPC {
 			w("bad=$(printf '%%s\\n' \"$out\" | grep -v '^$' | grep -v '\"jsonrpc\":\"2\\.0\"' | sed -n 1p)\n")
 		} else {
-			w("bad=$(printf '%%s\\n' \"$out\" | grep -E %s | sed -n 1p)\n", sq(j.bad))
+			if j.unless != "" {
+				w("bad=$(printf '%%s\\n' \"$out\" | grep -E %s | grep -vE %s | sed -n 1p)\n", sq(j.bad), sq(j.unless))
+			} else {
+				w("bad=$(printf '%%s\\n' \"$out\" | grep -E %s | sed -n 1p)\n", sq(j.bad))
+			}
 		}
 		w("[ -n \"$bad\" ] && verdict 1 \"$EXPECTED\" %s\n", sq(j.badSays+": ")+`"$bad"`)
 		w("verdict 0 \"$EXPECTED\" 'nothing of the kind came'\n")

@@ -135,7 +135,8 @@ func (in input) modelConstraint(a int, method string) (constraint, bool) {
 	text := in.message + " " + in.expected + " " + in.actual
 	for _, p := range ps {
 		switch {
-		case strings.Contains(text, p.String()) || strings.Contains(text, p.Message):
+		case strings.Contains(text, p.String()) || strings.Contains(text, p.Message),
+			p.Rule == msgcheck.RuleResultAndError && strings.Contains(text, "result and error"):
 			quoted = append(quoted, p)
 		case in.requirement != "RPC-013" && namesMember(text, p.Path):
 			quoted = append(quoted, p)

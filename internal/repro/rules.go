@@ -52,6 +52,10 @@ const (
 	// judgeEcho: the answer to the last message must carry its id as
 	// sent; the same id in another JSON type is the violation.
 	judgeEcho
+	// judgeAnswered: the last message must get an answer within WAIT;
+	// none, while the server answers the probe after it, is the
+	// violation (a hang on that input).
+	judgeAnswered
 	// judgeModel: the answer's member at a JSON pointer must meet the
 	// message model's constraint (RPC-013).
 	judgeModel
@@ -73,8 +77,10 @@ type judge struct {
 	// mismatch means.
 	want, bad, wantSays, badSays string
 	// nonRPC: judgeUnsolicited's violation is any line that is not a
-	// JSON-RPC 2.0 message (bad unused).
+	// JSON-RPC 2.0 message (bad unused); unless: a line matching bad that
+	// matches unless is fine.
 	nonRPC bool
+	unless string
 	// deleted: the index (in the plan's messages) of the DELETE whose
 	// acceptance the status judgement presupposes; -1 for none.
 	deleted int
@@ -125,7 +131,22 @@ var rules = map[string]rule{
 // crashLike: results of these requirements whose message says the server
 // stopped answering are reproduced as crashes (the run-wide RPC-014 FAIL
 // of the same input comes with them).
-var crashLike = []string{"RPC-005", "RPC-006", "RPC-008"}
+var crashLike = []string{"RPC-005", "RPC-006", "RPC-008", "TOOL-014"}
+
+// pickUnanswered: the last request of the check's own that got no answer
+// (the harness's probes aside).
+func pickUnanswered(in input) []int {
+	for i := len(in.tx) - 1; i >= 0; i-- {
+		e := in.tx[i]
+		if !sent(e) || !in.own[e.Seq] || in.isProbe(e) || handshakeMsg(e) {
+			continue
+		}
+		if id, m := idAndMethod([]byte(e.Body)); id != "" && m != "" && in.answerOf(i) < 0 {
+			return []int{i}
+		}
+	}
+	return nil
+}
 
 // Coverage says what the scripts of a requirement's results judge
 // (mcpconform list shows it): judged, or why they replay the exchange and
@@ -166,6 +187,10 @@ func (in input) ruleFor() (rule, bool) {
 	}
 	if r, ok := in.claimRule(); ok {
 		return r, true
+	}
+	if in.requirement == "TOOL-014" && strings.Contains(in.message, "hangs") {
+		return rule{judge: judge{kind: judgeAnswered}, pick: pickUnanswered,
+			expect: "a tools/call with fuzzed arguments gets an answer (a result or an error), never silence while the server answers other requests"}, true
 	}
 	if r, ok := in.evRuleFor(); ok {
 		return r, true
@@ -242,10 +267,16 @@ func (in input) plan() plan {
 			for _, i := range idx {
 				msgs = append(msgs, in.msgOf(in.tx[i]))
 			}
-			if !in.modern() {
+			ownInit := !in.modern() && msgs[len(msgs)-1].method == "initialize"
+			if !in.modern() && !ownInit {
 				msgs = stripHandshake(msgs) // the script makes its own
 			}
-			p := plan{handshake: !in.modern(), msgs: msgs, judge: r.judge, prefix: in.prefixMsgs()}
+			p := plan{handshake: !in.modern() && !ownInit, msgs: msgs, judge: r.judge, prefix: in.prefixMsgs()}
+			if ownInit {
+				// the exchange judged is initialize itself: no handshake
+				// before it, the run's own initialize
+				p.msgs = msgs[len(msgs)-1:]
+			}
 			if p.handshake {
 				// the handshake as far as the run had done it on the
 				// connection (LIFE-016: a request before initialized)

@@ -112,7 +112,7 @@ verdict() { # STATUS EXPECTED WHAT
 	1) echo "VIOLATION: $2; the server: $3" ;;
 	0)
 		if [ -n "$UNREPRODUCED" ]; then
-			echo "CANNOT TELL: $2; the server: $3 -- but the run saw the violation and this replay did not reproduce it: $UNREPRODUCED"
+			echo "CANNOT TELL: $2; the server: $3 -- but the run saw the violation, and this script cannot say it is gone: $UNREPRODUCED"
 			exit 2
 		fi
 		echo "OK: $2; the server: $3" ;;
@@ -173,7 +173,7 @@ n=0
 # data of its SSE events) and n (the request's number).
 request() {
 	n=$((n+1)) m=$1 bf=$2; shift 2
-	[ -n "${MCP_TOKEN:-}" ] && set -- "$@" -H "Authorization: Bearer $MCP_TOKEN"
+	[ -n "${MCP_TOKEN:-}" ] && [ -z "${noauth:-}" ] && set -- "$@" -H "Authorization: Bearer $MCP_TOKEN"
 	[ -n "$bf" ] && set -- "$@" --data-binary "@$bf"
 	status=$(curl -sS -m "$WAIT" -X "$m" -D "$tmp/h$n" -o "$tmp/b$n" -w '%{http_code}' "$@" "$TARGET_URL" 2>"$tmp/e$n")
 	[ -n "$status" ] || status=000

@@ -179,6 +179,9 @@ type Result struct {
 	// steps it took and where it stopped: Ginkgo's timeline), for
 	// junit.xml's system-err; not part of report.json.
 	Log string `json:"-"`
+	// Repro is what `run --verify-repro` found when it ran the result's
+	// reproduction script against the target. Since 1.11.
+	Repro *Repro `json:"repro,omitempty"`
 	// Claim is what a FAIL or WARN asserted about one answer of the
 	// server, in a form a reproduction script judges (mcpconform repro);
 	// absent when the check's judgement has no such form. Since 1.11.
@@ -201,6 +204,16 @@ type Claim struct {
 	Kind     string  `json:"kind"`
 	Codes    []int64 `json:"codes,omitempty"`
 	Statuses []int   `json:"statuses,omitempty"`
+}
+
+// Repro is a verified reproduction script's outcome: Status
+// "reproduced", "unreproduced" or "unjudged" (no rule: the script replays
+// and exits 2), Prefix the Seqs of the connection's earlier messages it
+// sends first, Why in words. Since 1.11.
+type Repro struct {
+	Status string  `json:"status"`
+	Prefix []int64 `json:"prefix,omitempty"`
+	Why    string  `json:"why,omitempty"`
 }
 
 // Claim kinds.

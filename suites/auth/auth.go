@@ -97,6 +97,9 @@ var _ = c.Area("auth", func() {
 		var bad []string
 		if !p.challenged {
 			bad = append(bad, "a request without Authorization → "+describeChallenge(p.noToken))
+			if p.noToken.Status() != http.StatusUnauthorized {
+				t.StatusClaim(p.noToken, http.StatusUnauthorized)
+			}
 		}
 		for _, pr := range probes {
 			resp := probeWith(t, pr.authz, "bad-token")

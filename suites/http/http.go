@@ -369,6 +369,9 @@ var _ = c.Area("http", func() {
 			hdr.Set(session.HeaderProtocolVersion, v)
 			resp, err := t.TryCall(s, m, p, &session.CallOptions{Header: hdr})
 			replyOf(t, m+" with MCP-Protocol-Version "+v, resp, err)
+			if resp.Status() != http.StatusBadRequest {
+				t.StatusClaim(resp, http.StatusBadRequest)
+			}
 			t.Check(resp.Status() == http.StatusBadRequest, "HTTP 400 Bad Request", resp.Describe(),
 				"a request with MCP-Protocol-Version %q was not rejected with 400", v)
 		}
@@ -396,6 +399,9 @@ var _ = c.Area("http", func() {
 			}
 			t.Warn("server/discover without MCP-Protocol-Version was served with the version its _meta names; a server that also speaks older revisions MAY treat such a request as 2025-03-26 and no sentence covers serving it (TOL-20)")
 			return
+		}
+		if resp.Status() != http.StatusBadRequest {
+			t.StatusClaim(resp, http.StatusBadRequest)
 		}
 		t.Violation("HTTP 400 with JSON-RPC error -32020", resp.Describe(), "a request without MCP-Protocol-Version was not rejected as a header mismatch by a server that speaks no revision older than 2026-07-28")
 	})

@@ -240,6 +240,9 @@ func replyOf(t *c.T, what string, resp *session.Response, err error) *session.Re
 func expectHeaderMismatch(t *c.T, what string, resp *session.Response, err error) {
 	replyOf(t, what, resp, err)
 	code, ok := resp.ErrorCode()
+	if resp.Status() != http.StatusBadRequest {
+		t.StatusClaim(resp, http.StatusBadRequest)
+	}
 	t.Check(ok && code == jsonrpc.CodeHeaderMismatch && resp.Status() == http.StatusBadRequest,
 		"HTTP 400 with JSON-RPC error -32020 (header mismatch)", resp.Describe(), "%s was not rejected as a header mismatch", what)
 }
