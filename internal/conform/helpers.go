@@ -52,7 +52,7 @@ func (t *T) ExpectErrorCode(what string, resp *session.Response, codes ...int64)
 	code, ok := resp.ErrorCode()
 	want := fmt.Sprintf("JSON-RPC error %v", codes)
 	if !ok || !slices.Contains(codes, code) {
-		t.recordClaim(resp, result.Claim{Kind: result.ClaimError, Codes: codes})
+		t.recordClaim(resp, result.Claim{Kind: result.ClaimError, Codes: codes, OrResult: t.orResult})
 	}
 	if !ok {
 		t.Violation(want, resp.Describe(), "%s: expected a JSON-RPC error", what)
@@ -64,6 +64,19 @@ func (t *T) ExpectErrorCode(what string, resp *session.Response, codes ...int64)
 	}
 	t.Violation(want, resp.Describe(), "%s: wrong error code %d", what, code)
 	return 0
+}
+
+// ClaimsUndeclared says that the claims the check records next hold for
+// a server that does not declare capability (its methods must be
+// refused): a script run against one that declares it cannot tell.
+func (t *T) ClaimsUndeclared(capability string) { t.undeclared = capability }
+
+// ExpectErrorCodeIfError is ExpectErrorCode for an answer that was an
+// error where a result would have been as good (its claim says so).
+func (t *T) ExpectErrorCodeIfError(what string, resp *session.Response, codes ...int64) int64 {
+	t.orResult = true
+	defer func() { t.orResult = false }()
+	return t.ExpectErrorCode(what, resp, codes...)
 }
 
 // ExpectStatus asserts the HTTP status of resp (no-op on stdio).
@@ -121,6 +134,7 @@ func (t *T) recordClaim(resp *session.Response, c result.Claim) {
 		return
 	}
 	c.Answer = resp.Frame.Seq
+	c.Undeclared = t.undeclared
 	if c.Answer == 0 && c.Kind == result.ClaimStatus {
 		// no JSON-RPC answer (a 401 or 405 without a body): the
 		// exchange's first frame the server sent

@@ -47,6 +47,12 @@ type T struct {
 	// runs are the scenario runs a client check looked at (Runs): their
 	// traffic joins its transcript when it judged them (attachRuns).
 	runs []*scenario.Run
+	// orResult: ExpectErrorCodeIfError is asserting (its claim takes a
+	// result as a conforming answer too)
+	orResult bool
+	// undeclared: the capability the check's claims need undeclared
+	// (ClaimsUndeclared)
+	undeclared string
 }
 
 func newT(ctx context.Context, env *Env, req catalog.Requirement, rev catalog.Revision, transport string) *T {

@@ -20,7 +20,7 @@ func (in input) claimRule() (rule, bool) {
 	r := rule{pick: pickClaimed, expect: in.title + ": " + describeClaim(c)}
 	switch c.Kind {
 	case result.ClaimError:
-		r.judge = judge{kind: judgeCode, codes: c.Codes}
+		r.judge = judge{kind: judgeCode, codes: c.Codes, orResult: c.OrResult}
 	case result.ClaimResult:
 		r.judge = judge{kind: judgeResult}
 	case result.ClaimStatus:

@@ -2,6 +2,7 @@ package repro
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -13,6 +14,9 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 		last = p.msgs[len(p.msgs)-1]
 	}
 	stdio := in.transport == "stdio"
+	if in.claim != nil && in.claim.Undeclared != "" && j.kind != judgeNone {
+		in.writeUndeclared(w, p, in.claim.Undeclared)
+	}
 	noAnswer := func(what string) {
 		if stdio {
 			w("if [ -n \"$gone\" ]; then verdict 2 \"$EXPECTED\" %s; fi\n", sq("the process ended without answering "+what+" (a crash: see RPC-014)"))
@@ -54,6 +58,10 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 			w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead\"; fi\n")
 		} else {
 			w("if [ -n \"$c\" ]; then verdict 0 \"$EXPECTED\" \"error $c\"; fi\n")
+		}
+		if j.orResult {
+			w("verdict 0 \"$EXPECTED\" 'a result (as good an answer)'\n")
+			return
 		}
 		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
 	case judgeAnswered:
@@ -293,4 +301,24 @@ func (j judge) writeObserved(w func(string, ...any), in input, p plan, last msg,
 		w("[ -n \"$wrong\" ] && verdict 1 \"$EXPECTED\" %s\n", sq("the answer carries the id "+alt+" for the request's "+last.id+": ")+`"$wrong"`)
 		w("verdict 2 \"$EXPECTED\" 'no answer carries the id of the request'\n")
 	}
+}
+
+// writeUndeclared: the requirement applies where the server does not
+// declare capability: the script asks (initialize's answer, or
+// server/discover in 2026-07-28) and cannot tell where it does.
+func (in input) writeUndeclared(w func(string, ...any), p plan, capability string) {
+	w("# The requirement applies to a server that does not declare %s.\n", capability)
+	ptr := "/result/capabilities/" + capability
+	if p.handshake {
+		w("caps=$init_ans\n")
+	} else {
+		w("ans_saved=$ans; n_saved=${n:-0}; status_saved=${status:-}\n")
+		probe := in.probe()
+		probe.id = `"mcpconform-repro-caps"`
+		probe.body = []byte(strings.Replace(string(probe.body), `"mcpconform-repro-probe"`, probe.id, 1))
+		in.writeMsg(w, probe, 90)
+		w("answer %s || :\ncaps=$ans; ans=$ans_saved; n=$n_saved; status=$status_saved\n", sq(ereQuote(probe.id)))
+	}
+	prog := "BEGIN { ABSENT = \"\\001\" }\n" + jsonAwk + "\n{ if (jget($0, " + strconv.Quote(ptr) + ") != ABSENT) print \"declared\" }"
+	w("if [ -n \"$(printf '%%s\\n' \"$caps\" | LC_ALL=C awk %s)\" ]; then verdict 2 \"$EXPECTED\" %s; fi\n", sq(prog), sq("the server declares "+capability+": the requirement does not apply to it"))
 }

@@ -50,7 +50,13 @@ func constraintOf(p msgcheck.Problem) (constraint, bool) {
 	case strings.HasPrefix(msg, "must be an absolute URI"):
 		c.test, c.words = `v ~ /^"[A-Za-z][A-Za-z0-9+.-]*:/`, "an absolute URI"
 	case strings.HasPrefix(msg, "missing required member"):
-		c.test, c.words = "v != ABSENT", "present"
+		// where the answer has the object that lacks it (another
+		// answer's list may be shorter: nothing to judge there)
+		parent := ptr
+		if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+			parent = ptr[:i]
+		}
+		c.test, c.words = "(v != ABSENT || jget(ans, "+strconv.Quote(parent)+") == ABSENT)", "present"
 	case strings.HasPrefix(msg, "id must be a string or integer"):
 		c.test, c.words = typeTest([]string{"string", "integer"}), "a string or an integer"
 	case reConst.MatchString(msg):

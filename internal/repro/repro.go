@@ -134,7 +134,7 @@ func crashTranscript(rep *result.Report, res result.Result, in input) []result.E
 	}
 	m := seenDuring.FindStringSubmatch(res.Message)
 	if m == nil {
-		return in.tx
+		return historyCrash(in)
 	}
 	for _, o := range rep.Results {
 		if o.Requirement == m[1] && o.Revision == m[2] && o.Transport == res.Transport {
@@ -144,6 +144,17 @@ func crashTranscript(rep *result.Report, res result.Result, in input) []result.E
 				return o.Transcript
 			}
 		}
+	}
+	return historyCrash(in)
+}
+
+// historyCrash: the run's whole traffic, when the input that stopped the
+// server is in no one result's transcript but is in the run's.
+func historyCrash(in input) []result.Exchange {
+	alt := in
+	alt.tx = in.history
+	if len(in.history) > 0 && len(pickCrash(alt)) > 0 {
+		return in.history
 	}
 	return in.tx
 }
@@ -390,6 +401,7 @@ func (in input) body(b *strings.Builder, p plan) {
 		}
 		in.writeMsg(w, init, 0)
 		w("answer %s || verdict 2 \"$EXPECTED\" \"the server did not answer initialize%s\"\n", sq(ereQuote(init.id)), map[bool]string{true: " (HTTP $status)", false: ""}[in.transport == "http"])
+		w("init_ans=$ans\n")
 		if p.noInitialized {
 			w("# No notifications/initialized: the run sent the exchange before it.\n")
 		} else {

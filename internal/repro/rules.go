@@ -85,6 +85,8 @@ type judge struct {
 	// acceptance the status judgement presupposes; -1 for none.
 	deleted int
 	why     string // judgeNone: why the script cannot judge
+	// orResult: judgeCode takes a result as a conforming answer too
+	orResult bool
 	model   constraint
 }
 
@@ -195,12 +197,9 @@ func (in input) ruleFor() (rule, bool) {
 	if r, ok := in.evRuleFor(); ok {
 		return r, true
 	}
-	if in.requirement == "RPC-013" || len(in.evidence) > 0 && in.finding == nil {
-		// RPC-013, or a requirement whose verdict names the member of
-		// the answer the message model also finds wrong
-		if idx, c := in.pickModel(); idx != nil {
-			return rule{judge: judge{kind: judgeModel, model: c}, pick: func(input) []int { return idx },
-				expect: "every message is valid for the revision's message model: the answer's member " + orRoot(c.ptr) + " is " + c.words}, true
+	if in.requirement == "RPC-013" {
+		if r, ok := in.modelRule(); ok {
+			return r, true
 		}
 	}
 	switch in.requirement {
@@ -220,8 +219,24 @@ func (in input) ruleFor() (rule, bool) {
 				expect: fmt.Sprintf("a JSON-RPC batch is not executed in %s (batches exist only in 2025-03-26)", in.revision)}, true
 		}
 	}
-	r, ok := rules[in.requirement]
-	return r, ok
+	if r, ok := rules[in.requirement]; ok {
+		return r, true
+	}
+	if len(in.evidence) > 0 && in.finding == nil {
+		// a requirement whose verdict names the member of the answer
+		// the message model also finds wrong
+		return in.modelRule()
+	}
+	return rule{}, false
+}
+
+// modelRule: the message model's member judged on an evidence answer.
+func (in input) modelRule() (rule, bool) {
+	if idx, c := in.pickModel(); idx != nil {
+		return rule{judge: judge{kind: judgeModel, model: c}, pick: func(input) []int { return idx },
+			expect: "every message is valid for the revision's message model: the answer's member " + orRoot(c.ptr) + " is " + c.words}, true
+	}
+	return rule{}, false
 }
 
 func (j judge) expectation(in input) string {

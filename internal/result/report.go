@@ -204,6 +204,13 @@ type Claim struct {
 	Kind     string  `json:"kind"`
 	Codes    []int64 `json:"codes,omitempty"`
 	Statuses []int   `json:"statuses,omitempty"`
+	// OrResult: a result would have been as good an answer (only an
+	// error with another code breaks the requirement).
+	OrResult bool `json:"orResult,omitempty"`
+	// Undeclared names the server capability the requirement needs
+	// undeclared (a method of a capability the server does not declare):
+	// where the server declares it, the claim does not apply.
+	Undeclared string `json:"undeclared,omitempty"`
 }
 
 // Repro is a verified reproduction script's outcome: Status

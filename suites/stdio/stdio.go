@@ -73,7 +73,7 @@ var _ = c.Area("stdio", func() {
 			t.Check(resp.Result(&res) == nil && res["supportedVersions"] != nil, "a DiscoverResult", c.Clip(resp.Msg.Raw), "the answer is not a DiscoverResult")
 			return
 		}
-		t.ExpectErrorCode("server/discover as the first message", resp, jsonrpc.CodeUnsupportedProtocol, jsonrpc.CodeInvalidParams)
+		t.ExpectErrorCodeIfError("server/discover as the first message", resp, jsonrpc.CodeUnsupportedProtocol, jsonrpc.CodeInvalidParams)
 	})
 })
 

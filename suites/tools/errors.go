@@ -96,7 +96,7 @@ func errorChecks() {
 			t.Step("tools/call with " + k.what)
 			resp := mustAnswer(t, s, k.params, nil, "tools/call with "+k.what)
 			if resp.IsResult() {
-				t.Violation("JSON-RPC error -32602 (invalid params)", resp.Describe(), "tools/call with %s got a result: a malformed request was answered as a tool call", k.what)
+				t.Refused(resp, "JSON-RPC error -32602 (invalid params)", resp.Describe(), "tools/call with %s got a result: a malformed request was answered as a tool call", k.what)
 			}
 			code, _ := resp.ErrorCode()
 			if code == jsonrpc.CodeHeaderMismatch && k.nameCase && t.Modern() && t.HTTP() {
