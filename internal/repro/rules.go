@@ -87,7 +87,7 @@ type judge struct {
 	why     string // judgeNone: why the script cannot judge
 	// orResult: judgeCode takes a result as a conforming answer too
 	orResult bool
-	model   constraint
+	model    constraint
 }
 
 // rule is one requirement's entry: how to pick the messages from a
