@@ -32,7 +32,7 @@ func cmdRepro(args []string, stdout, stderr io.Writer) int {
 	finding := fs.String("finding", "", "a fuzz case saved by mcpconform fuzz (its corpus file)")
 	reportPath := fs.String("report", "", "--finding: the campaign's report.json, for the target (default: the one beside the corpus directory)")
 	url := fs.String("url", "", "--finding: the target's URL (instead of the report's)")
-	noVerify := fs.Bool("no-verify", false, "print the script without running it against the target first (its header says it was not verified)")
+	noVerify := fs.Bool("no-verify", false, "print the script without running it against the target first (its header says it was not verified, and it never says OK: exit 2 instead)")
 	verifyRun := fs.Bool("verify", false, "after verifying, run the printed script against the target and exit with its status: 1 the violation is observed, 0 the server behaves as required, 2 cannot tell")
 	verifyBudget := fs.Duration("verify-budget", 90*time.Second, "bound on the verification (the scripts it runs against the target)")
 	bearerEnv := fs.String("bearer-env", "", "HTTP: the variable holding the bearer token for the verification (default: the one the run named, when it was a variable)")
@@ -105,6 +105,7 @@ func cmdRepro(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "mcpconform repro: --verify and --no-verify exclude each other")
 			return exitUsage
 		}
+		opt.Unverified = true // never verified: its OK is an exit 2
 		script, err := repro.Generate(rep, matches[0], opt)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpconform repro: %v\n", err)

@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -34,6 +35,8 @@ const (
 	evSilent
 	evEcho
 	evAccepted
+	evProgress
+	evBurst
 )
 
 type evRule struct {
@@ -45,6 +48,10 @@ type evRule struct {
 	want, bad string
 	unless    string // evUnsolicited: a line matching bad is fine when it matches unless
 	nonRPC    bool   // evUnsolicited: any line that is not JSON-RPC 2.0
+	// listChanged: evUnsolicited's violation is a list_changed
+	// notification for a list whose listChanged initialize's answer does
+	// not declare (legacy revisions)
+	listChanged bool
 	says      string
 	expect    string
 }
@@ -69,8 +76,13 @@ var evRules = map[string][]evRule{
 		expect: `every 2026-07-28 result carries resultType "complete", "task" or "input_required"`}},
 	"LOG-001": {{kind: evUnsolicited, when: "RFC 5424", bad: `"method":"notifications/message"`, unless: `"level":"(debug|info|notice|warning|error|critical|alert|emergency)"`,
 		says: "a log message has a level that is not an RFC 5424 level", expect: "log messages carry one of the RFC 5424 levels debug, info, notice, warning, error, critical, alert, emergency"}},
+	"LIFE-005": {{kind: evUnsolicited, when: "list_changed", listChanged: true, revisions: legacyRevisions, says: "it sent a list_changed notification for a list whose listChanged it did not declare",
+		expect: "a server sends notifications/<list>/list_changed only for a list whose capability declares listChanged"}},
+	"STALE-003": {{kind: evUnsolicited, when: "list_changed", listChanged: true, revisions: legacyRevisions, says: "it sent a list_changed notification for a list whose listChanged it did not declare",
+		expect: "a server sends notifications/<list>/list_changed only for a list whose capability declares listChanged"}},
+	"PROG-002": {{kind: evProgress, expect: "progress notifications for a request increase strictly and stop once the request is answered"}},
 	"HTTP-004": {{kind: evAccepted, expect: "a POSTed notification or response gets HTTP 202 Accepted with an empty body (or a 4xx when the server does not accept it)"}},
-	"RPC-002":  {{kind: evEcho, expect: "a response carries the id of the request it answers, with its JSON type"}},
+	"RPC-002": {{kind: evBurst, when: "requests in flight", expect: "with many requests in flight at once, each gets a response carrying its own id"}, {kind: evEcho, expect: "a response carries the id of the request it answers, with its JSON type"}},
 }
 
 // evRuleFor returns the evidence rule of in, when one applies.
@@ -82,7 +94,7 @@ func (in input) evRuleFor() (rule, bool) {
 		if len(e.revisions) > 0 && !slices.Contains(e.revisions, catalog.Revision(in.revision)) {
 			continue
 		}
-		if e.kind == evUnsolicited && in.requirement == "STD-001" && in.transport != "stdio" || e.kind == evAccepted && in.transport != "http" {
+		if e.kind == evUnsolicited && in.requirement == "STD-001" && in.transport != "stdio" || e.kind == evAccepted && in.transport != "http" || e.kind == evBurst && in.transport != "stdio" {
 			continue
 		}
 		r := rule{expect: e.expect}
@@ -91,7 +103,10 @@ func (in input) evRuleFor() (rule, bool) {
 			r.judge = judge{kind: judgeMember, want: e.want, bad: e.bad, wantSays: e.says, badSays: e.says}
 			r.pick = pickEvidenceAnswer
 		case evUnsolicited:
-			r.judge = judge{kind: judgeUnsolicited, bad: e.bad, badSays: e.says, nonRPC: e.nonRPC, unless: e.unless}
+			r.judge = judge{kind: judgeUnsolicited, bad: e.bad, badSays: e.says, nonRPC: e.nonRPC, unless: e.unless, listChanged: e.listChanged}
+			if e.listChanged {
+				r.judge.bad = `"method":"notifications/(tools|prompts|resources)/list_changed"`
+			}
 			r.pick = pickBeforeEvidence
 		case evSilent:
 			r.judge = judge{kind: judgeSilent}
@@ -102,6 +117,12 @@ func (in input) evRuleFor() (rule, bool) {
 		case evAccepted:
 			r.judge = judge{kind: judgeAccepted}
 			r.pick = pickAcceptedPost
+		case evBurst:
+			r.judge = judge{kind: judgeBurst}
+			r.pick = pickBurst
+		case evProgress:
+			r.judge = judge{kind: judgeProgress}
+			r.pick = pickProgressRequest
 		}
 		return r, true
 	}
@@ -246,3 +267,92 @@ func firstLine(s string) string {
 }
 
 var _ = result.FAIL
+
+// pickProgressRequest: the request whose progress an evidence frame
+// reports (the connection's last request before it that carries the
+// notification's progressToken).
+func pickProgressRequest(in input) []int {
+	for _, a := range in.evidenceFrames() {
+		tok := progressToken([]byte(firstLine(in.tx[a].Body)), "params")
+		if tok == "" {
+			continue
+		}
+		for i := a - 1; i >= 0; i-- {
+			x := in.tx[i]
+			if x.Conn == in.tx[a].Conn && sent(x) && progressToken([]byte(x.Body), "params", "_meta") == tok {
+				return []int{i}
+			}
+		}
+	}
+	return nil
+}
+
+// progressToken: the JSON text of the progressToken at path (keys) of a
+// message ("" when none).
+func progressToken(b []byte, path ...string) string {
+	var v map[string]json.RawMessage
+	if json.Unmarshal(b, &v) != nil {
+		return ""
+	}
+	for _, k := range path {
+		var next map[string]json.RawMessage
+		if json.Unmarshal(v[k], &next) != nil {
+			return ""
+		}
+		v = next
+	}
+	return string(v["progressToken"])
+}
+
+// legacyRevisions: the revisions of the initialize handshake that have
+// listChanged capabilities.
+var legacyRevisions = []catalog.Revision{catalog.R20250326, catalog.R20250618, catalog.R20251125, catalog.R20241105}
+
+// pickBurst: the check's requests that were in flight together on one
+// connection: each sent while another of them was still unanswered (the
+// largest such block; requests that were each answered before the next
+// was sent are left out).
+func pickBurst(in input) []int {
+	type req struct{ i, ans int }
+	byConn := map[string][]req{}
+	var conns []string
+	for i, e := range in.tx {
+		if !in.own[e.Seq] || !sent(e) || in.isProbe(e) {
+			continue
+		}
+		if id, m := idAndMethod([]byte(e.Body)); id == "" || m == "" {
+			continue
+		}
+		if _, ok := byConn[e.Conn]; !ok {
+			conns = append(conns, e.Conn)
+		}
+		a := in.answerOf(i)
+		if a < 0 {
+			a = len(in.tx)
+		}
+		byConn[e.Conn] = append(byConn[e.Conn], req{i, a})
+	}
+	var best []int
+	for _, c := range conns {
+		rs := byConn[c]
+		var cur []int
+		open := -1 // the latest answer index of the block so far
+		for _, r := range rs {
+			if len(cur) > 0 && r.i > open {
+				if len(cur) > len(best) {
+					best = cur
+				}
+				cur = nil
+			}
+			cur = append(cur, r.i)
+			open = max(open, r.ans)
+		}
+		if len(cur) > len(best) {
+			best = cur
+		}
+	}
+	if len(best) < 2 {
+		return nil
+	}
+	return best
+}

@@ -64,6 +64,55 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 			return
 		}
 		w("verdict 1 \"$EXPECTED\" \"a result instead of an error: $ans\"\n")
+	case judgeBurst:
+		var ids []string
+		for _, m := range p.msgs {
+			if m.id != "" {
+				ids = append(ids, sq(m.id))
+			}
+		}
+		probe := in.probe()
+		in.writeMsg(w, probe, len(p.msgs)+2)
+		w("answer %s || verdict 2 \"$EXPECTED\" 'the server did not answer the request that followed them (see RPC-014)'\n", sq(ereQuote(probe.id)))
+		w("printf '%%s\\n' %s >\"$tmp/ids\"\n", strings.Join(ids, " "))
+		prog := `FNR == NR { want[$0] = 1; next }
+{ for (k in want) if (index($0, "\"id\":" k ",") || index($0, "\"id\":" k "}")) got[k] = 1 }
+END { for (k in want) if (!(k in got)) { n++; if (n <= 5) s = s " " k } if (n) print n ":" s }`
+		w("i=0 limit=$((WAIT * 10))\n")
+		w("while :; do\n\tnorm <\"$tmp/out\" | grep -E '\"(result|error)\":' | grep -v '\"method\":' >\"$tmp/resp\"\n")
+		w("\tmissing=$(LC_ALL=C awk %s \"$tmp/ids\" \"$tmp/resp\")\n", sq(prog))
+		w("\t[ -z \"$missing\" ] && verdict 0 \"$EXPECTED\" 'every request got a response with its id'\n")
+		w("\t{ [ \"$i\" -ge \"$limit\" ] || ! kill -0 \"$pid\" 2>/dev/null; } && break\n\tnap; i=$((i+1))\ndone\n")
+		w("verdict 1 \"$EXPECTED\" \"${missing%%%%:*} of %d requests got no response with their id within $WAIT s (e.g.${missing#*:}), while the request that followed them was answered\"\n", len(ids))
+	case judgeProgress:
+		tok := progressToken(last.body, "params", "_meta")
+		if last.id == "" || tok == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id or progressToken to match'\n")
+			return
+		}
+		w("answer %s || {\n", sq(ereQuote(last.id)))
+		noAnswer("the request")
+		w("}\n")
+		if stdio {
+			probe := in.probe()
+			in.writeMsg(w, probe, len(p.msgs)+2)
+			w("answer %s || :\n", sq(ereQuote(probe.id)))
+			w("out=$(norm <\"$tmp/out\")\n")
+		} else {
+			w("out=$(cat \"$tmp/j$n\")\n")
+		}
+		prog := `BEGIN { prev = ""; done = 0; bad = "" }
+bad == "" && $0 ~ /"method":"notifications\/progress"/ && index($0, tok) > 0 {
+	if (done) { bad = "progress after the answer: " $0; next }
+	v = $0; sub(/.*"progress":/, "", v); sub(/[,}].*/, "", v)
+	if (prev != "" && v + 0 <= prev + 0) bad = "progress did not increase: " v " after " prev
+	prev = v
+}
+$0 ~ resp && $0 !~ /"method":/ { done = 1 }
+END { print bad }`
+		w("bad=$(printf '%%s\\n' \"$out\" | LC_ALL=C awk -v tok=%s -v resp=%s %s)\n", sq(`"progressToken":`+tok), sq(`"id":`+ereQuote(last.id)+`[,}].*"(result|error)":`), sq(prog))
+		w("[ -n \"$bad\" ] && verdict 1 \"$EXPECTED\" \"$bad\"\n")
+		w("verdict 0 \"$EXPECTED\" 'its progress increased and stopped at the answer'\n")
 	case judgeAnswered:
 		if last.id == "" {
 			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
@@ -259,7 +308,13 @@ func (j judge) writeObserved(w func(string, ...any), in input, p plan, last msg,
 	}
 	switch j.kind {
 	case judgeUnsolicited:
-		if j.nonRPC {
+		if j.listChanged {
+			// the lists whose listChanged initialize's answer declares
+			prog := "BEGIN { ABSENT = \"\\001\" }\n" + jsonAwk + `
+{ for (i = 1; i <= 3; i++) { k = substr("tools    prompts  resources", i * 9 - 8, 9); gsub(/ /, "", k); if (jget($0, "/result/capabilities/" k "/listChanged") == "true") printf "%s|", k } }`
+			w("declared=$(printf '%%s\\n' \"$init_ans\" | LC_ALL=C awk %s)\n", sq(prog))
+			w("bad=$(printf '%%s\\n' \"$out\" | grep -E %s | grep -vE \"\\\"method\\\":\\\"notifications/(${declared}mcpconform-none)/list_changed\\\"\" | sed -n 1p)\n", sq(j.bad))
+		} else if j.nonRPC {
 			w("bad=$(printf '%%s\\n' \"$out\" | grep -v '^$' | grep -v '\"jsonrpc\":\"2\\.0\"' | sed -n 1p)\n")
 		} else {
 			if j.unless != "" {

@@ -433,6 +433,16 @@ func (in input) body(b *strings.Builder, p plan) {
 		}
 	}
 	w("\n# The exchange that shows the fault.\n")
+	if p.judge.kind == judgeBurst && in.transport == "stdio" {
+		// in flight together: one write
+		w("# %d requests written at once, in flight together.\n{\n", len(p.msgs))
+		for _, m := range p.msgs {
+			w("\tprintf %s\n", printfFormat(append(append([]byte{}, m.body...), '\n')))
+		}
+		w("} >&3 2>/dev/null\n\n")
+		p.judge.write(w, in, p)
+		return
+	}
 	for i, m := range p.msgs {
 		in.writeMsg(w, m, i+2)
 		last := i == len(p.msgs)-1

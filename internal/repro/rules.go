@@ -52,6 +52,14 @@ const (
 	// judgeEcho: the answer to the last message must carry its id as
 	// sent; the same id in another JSON type is the violation.
 	judgeEcho
+	// judgeBurst (stdio): the messages are written at once (in flight
+	// together); each must get a response with its own id while the
+	// server answers the probe after them.
+	judgeBurst
+	// judgeProgress: the progress notifications for the last message (by
+	// its progressToken) increase strictly and none comes after its
+	// answer.
+	judgeProgress
 	// judgeAnswered: the last message must get an answer within WAIT;
 	// none, while the server answers the probe after it, is the
 	// violation (a hang on that input).
@@ -79,8 +87,9 @@ type judge struct {
 	// nonRPC: judgeUnsolicited's violation is any line that is not a
 	// JSON-RPC 2.0 message (bad unused); unless: a line matching bad that
 	// matches unless is fine.
-	nonRPC bool
-	unless string
+	nonRPC      bool
+	unless      string
+	listChanged bool
 	// deleted: the index (in the plan's messages) of the DELETE whose
 	// acceptance the status judgement presupposes; -1 for none.
 	deleted int
@@ -163,6 +172,12 @@ func Coverage(id string) (judged bool, note string) {
 		return true, "judged when an invalid request is executed (a result comes back for it) or the server stopped answering (as RPC-014); a wrong or missing error replays and exits 2"
 	case "RPC-008":
 		return true, "judged when a batch is executed in a revision without batches, or the server stopped answering; the 2025-03-26 acceptance replays and exits 2"
+	case "RPC-013":
+		return true, "the member the message model finds wrong in the answer the verdict rests on, at its JSON pointer (presence, type, enum, constant, bound, array length, base64, URI, _meta key) read in awk; a constraint with no short form (a URI template, a JSON Schema), or a message that answers no request of the run, replays and exits 2"
+	case "TOOL-014":
+		return true, "judged when a fuzzed call was left unanswered while the server answered others, or its answer breaks the message model; other sub-cases replay and exit 2"
+	case "AUTH-001", "AUTH-003", "AUTH-005", "AUTH-007", "AUTH-009":
+		return false, "replays the exchange and exits 2: the metadata documents, challenges and the run's extra tokens (weak, expired, foreign, in the query) are not replayed by a script"
 	}
 	if r, ok := rules[id]; ok {
 		return true, r.expect

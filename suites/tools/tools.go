@@ -68,6 +68,11 @@ func catalogChecks() {
 				}
 				bad.add("tool %s: inputSchema is %s", tl.label(), got)
 			}
+			if len(bad) > 0 {
+				if r := w.PageOf(i); r != nil {
+					t.ModelClaim(r) // the first page with a bad tool
+				}
+			}
 		}
 		bad.report(t, `every tool: {"name": string, "inputSchema": object, …}`, "%d of %d listed tools lack a string name or an object inputSchema", len(bad), len(w.Items))
 	})
@@ -77,6 +82,7 @@ func catalogChecks() {
 		if c.Declared(s, "tools") {
 			t.NA("the server declares the tools capability (TOOL-001 checks tools/list)")
 		}
+		t.ClaimsUndeclared("tools")
 		calls := []struct {
 			method string
 			params any
