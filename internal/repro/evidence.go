@@ -52,8 +52,8 @@ type evRule struct {
 	// notification for a list whose listChanged initialize's answer does
 	// not declare (legacy revisions)
 	listChanged bool
-	says      string
-	expect    string
+	says        string
+	expect      string
 }
 
 // evRules: the requirements judged through their evidence. The EREs run
@@ -82,7 +82,7 @@ var evRules = map[string][]evRule{
 		expect: "a server sends notifications/<list>/list_changed only for a list whose capability declares listChanged"}},
 	"PROG-002": {{kind: evProgress, expect: "progress notifications for a request increase strictly and stop once the request is answered"}},
 	"HTTP-004": {{kind: evAccepted, expect: "a POSTed notification or response gets HTTP 202 Accepted with an empty body (or a 4xx when the server does not accept it)"}},
-	"RPC-002": {{kind: evBurst, when: "requests in flight", expect: "with many requests in flight at once, each gets a response carrying its own id"}, {kind: evEcho, expect: "a response carries the id of the request it answers, with its JSON type"}},
+	"RPC-002":  {{kind: evBurst, when: "requests in flight", expect: "with many requests in flight at once, each gets a response carrying its own id"}, {kind: evEcho, expect: "a response carries the id of the request it answers, with its JSON type"}},
 }
 
 // evRuleFor returns the evidence rule of in, when one applies.
