@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -114,15 +115,7 @@ func historyOf(rep *result.Report) []result.Exchange {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b result.Exchange) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b result.Exchange) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }
 
@@ -130,15 +123,7 @@ func historyOf(rep *result.Report) []result.Exchange {
 func (in input) prefixMsgs() []msg {
 	var out []msg
 	for _, seq := range in.prefix {
-		i, ok := slices.BinarySearchFunc(in.history, seq, func(e result.Exchange, s int64) int {
-			switch {
-			case e.Seq < s:
-				return -1
-			case e.Seq > s:
-				return 1
-			}
-			return 0
-		})
+		i, ok := slices.BinarySearchFunc(in.history, seq, func(e result.Exchange, s int64) int { return cmp.Compare(e.Seq, s) })
 		if ok && sent(in.history[i]) {
 			out = append(out, in.msgOf(in.history[i]))
 		}

@@ -25,6 +25,18 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 			w("verdict 2 \"$EXPECTED\" \"no JSON-RPC answer to %s (HTTP $status)\"\n", what)
 		}
 	}
+	// answered waits for the answer to the last message (ans); false
+	// when the script ends there
+	answered := func() bool {
+		if last.id == "" {
+			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+			return false
+		}
+		w("answer %s || {\n", sq(ereQuote(last.id)))
+		noAnswer("the request")
+		w("}\n")
+		return true
+	}
 	switch j.kind {
 	case judgeCrash:
 		if stdio && last.id != "" {
@@ -45,13 +57,9 @@ func (j judge) write(w func(string, ...any), in input, p plan) {
 			w("verdict 2 \"$EXPECTED\" \"the request that followed the input got HTTP $status without an answer\"\n")
 		}
 	case judgeCode:
-		if last.id == "" {
-			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+		if !answered() {
 			return
 		}
-		w("answer %s || {\n", sq(ereQuote(last.id)))
-		noAnswer("the request")
-		w("}\n")
 		w("c=$(codeof \"$ans\")\n")
 		if codes := j.codeList(); len(codes) > 0 {
 			w("case $c in %s) verdict 0 \"$EXPECTED\" \"error $c\" ;; esac\n", strings.Join(codes, "|"))
@@ -136,22 +144,14 @@ END { print bad }`
 				w("n=1\n")
 			}
 		}
-		if last.id == "" {
-			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+		if !answered() {
 			return
 		}
-		w("answer %s || {\n", sq(ereQuote(last.id)))
-		noAnswer("the request")
-		w("}\n")
 		j.model.write(w)
 	case judgeResult:
-		if last.id == "" {
-			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+		if !answered() {
 			return
 		}
-		w("answer %s || {\n", sq(ereQuote(last.id)))
-		noAnswer("the request")
-		w("}\n")
 		w("c=$(codeof \"$ans\")\n")
 		w("if [ -n \"$c\" ]; then verdict 1 \"$EXPECTED\" \"error $c instead of a result: $ans\"; fi\n")
 		w("verdict 0 \"$EXPECTED\" \"a result\"\n")
@@ -171,13 +171,9 @@ END { print bad }`
 		w("rej=$(printf '%%s\\n' \"$out\" | grep '\"error\":' | sed -n 1p)\n")
 		w("verdict 0 \"$EXPECTED\" \"it did not execute it${rej:+ (answer: $rej)}\"\n")
 	case judgeMember:
-		if last.id == "" {
-			w("verdict 2 \"$EXPECTED\" 'the request has no id to match its answer'\n")
+		if !answered() {
 			return
 		}
-		w("answer %s || {\n", sq(ereQuote(last.id)))
-		noAnswer("the request")
-		w("}\n")
 		if j.want != "" {
 			w("printf '%%s\\n' \"$ans\" | grep -qE %s || verdict 1 \"$EXPECTED\" %s\n", sq(j.want), sq(j.wantSays+": ")+`"$ans"`)
 		}
