@@ -117,6 +117,14 @@ func Verify(ctx context.Context, rep *result.Report, res result.Result, vo Verif
 		o.Prefix, o.Verified, o.Unreproduced = prefix, why, unrepro
 		v.Prefix = prefix
 		if unrepro != "" {
+			if ctx.Err() != nil {
+				unrepro = fmt.Sprintf("the verification's budget (%s) ran out: %s", vo.Budget, unrepro)
+			}
+			if v.Exit == ExitUnknown {
+				// why the last script could not tell (the server did not
+				// start, or answer the handshake)
+				unrepro += "; the last run said: " + clip(lastVerdict(v.Output), 300)
+			}
 			v.Status, v.Why = Unreproduced, unrepro
 			if v.Exit == ExitOK {
 				v.Exit = ExitUnknown // the printed script never says OK
@@ -186,7 +194,7 @@ func Verify(ctx context.Context, rep *result.Report, res result.Result, vo Verif
 	best := earlier[len(earlier)-hi:]
 	// Its first message is needed; drop chunks of the others (halves,
 	// then smaller), keeping each removal that still reproduces.
-	for size := (len(best) - 1 + 1) / 2; size >= 1 && len(best) > 1; size /= 2 {
+	for size := len(best) / 2; size >= 1 && len(best) > 1; size /= 2 {
 		for start := 1; start < len(best) && v.Tries < vo.MaxTries && ctx.Err() == nil; {
 			end := min(start+size, len(best))
 			cand := append(append([]int64{}, best[:start]...), best[end:]...)
@@ -261,4 +269,15 @@ func RunScript(ctx context.Context, path string, wait time.Duration, env []strin
 		return -1, err.Error() + "\n" + out.String()
 	}
 	return 0, out.String()
+}
+
+// lastVerdict: the verdict line a script printed last.
+func lastVerdict(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "CANNOT TELL") || strings.HasPrefix(l, "OK:") || strings.HasPrefix(l, "VIOLATION") {
+			return l
+		}
+	}
+	return "(no verdict line)"
 }
