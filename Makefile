@@ -35,7 +35,7 @@ test:
 # against the mutant and the reference (fixtures/killmatrix/repro_test.go)
 # and those of a go-sdk v1.8.0 example's crashes (internal/repro/gosdk_test.go,
 # builds two go-sdk examples). ~3 minutes without the repro proof, which
-# runs every kill-matrix row again (~13 minutes on a loaded machine); the
+# runs every kill-matrix row again and verifies each script, three runs at least (~14 minutes); the
 # campaigns' shrinking is bounded in time, so they run on their own, not
 # beside the kill matrix.
 SLOW_TESTS = TestFuzzOnlyMutantsAreFound|TestConcurrencyDropFailsInEveryCampaign|TestOneJudgeCampaigns|TestSeqFindsLifecycleDefects|TestNativeEngineFromAnotherModule|TestReferenceHasNoFinding|TestCrashIsAFindingAndTheCampaignGoesOn|TestGoSDKResourceReadControlCharacter|TestHTMLInHeadlessChromium|TestParallelSameVerdicts|TestLoadIndependentVerdicts|TestReproScripts|TestReproGoSDK
