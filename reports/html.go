@@ -382,11 +382,6 @@ func role(r *Report) string {
 	return "server"
 }
 
-// ReproCommand is the command that prints a result's reproduction script.
-func ReproCommand(res Result) string {
-	return "mcpconform repro report.json " + res.Requirement + " --revision " + res.Revision
-}
-
 func buildHTMLCheck(res *Result, anchor string, tx htmlTxRef) htmlCheck {
 	cv := htmlCheck{
 		R: res, Anchor: anchor, Open: res.Verdict.Problem(), Tx: tx,
@@ -787,19 +782,4 @@ func RenderMatrix(w io.Writer, runs []MatrixRun) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
-}
-
-// ReproOptions are the options of a result's script in a report: what
-// `run --verify-repro` found, or (never verified) a script whose OK is an
-// exit 2.
-func ReproOptions(res *result.Result) repro.Options {
-	switch v := res.Repro; {
-	case v == nil:
-		return repro.Options{Unverified: true}
-	case v.Status == repro.Reproduced:
-		return repro.Options{Prefix: v.Prefix, Verified: v.Why}
-	case v.Status == repro.Unreproduced:
-		return repro.Options{Unreproduced: v.Why}
-	}
-	return repro.Options{Unverified: true}
 }

@@ -456,7 +456,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if out != nil && err == nil && out.Signal == "" && *verifyRepro > 0 {
-		verifyScripts(out.Report, *verifyRepro, tg, progress) // repro.go
+		verifyScripts(out.Report, *verifyRepro, tg, redactor.String, progress) // repro.go
 	}
 	if out != nil { // a run that ended before any check ran still has reports saying why
 		var terminal io.Writer = stdout

@@ -228,7 +228,7 @@ func reproFinding(path, reportPath, url string, command []string, transport stri
 // verifyScripts verifies the reproduction script of each FAIL and WARN of
 // a server report against the target, within budget (the results left
 // when it runs out stay unverified), and records the outcome on each.
-func verifyScripts(rep *reports.Report, budget time.Duration, tg *target.Target, progress io.Writer) {
+func verifyScripts(rep *reports.Report, budget time.Duration, tg *target.Target, redact func(string) string, progress io.Writer) {
 	if rep.Target.Role == "client" {
 		return
 	}
@@ -236,9 +236,7 @@ func verifyScripts(rep *reports.Report, budget time.Duration, tg *target.Target,
 	if tg.Bearer != "" {
 		env = append(env, "MCP_TOKEN="+tg.Bearer)
 	}
-	for _, kv := range tg.Env {
-		env = append(env, kv) // the server's --env (the script starts it like the run did)
-	}
+	env = append(env, tg.Env...) // the server's --env (the script starts it like the run did)
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -257,7 +255,8 @@ func verifyScripts(rep *reports.Report, budget time.Duration, tg *target.Target,
 		if err != nil || sig.Err() != nil && v.Status != repro.Reproduced {
 			continue
 		}
-		r.Repro = &result.Repro{Status: v.Status, Prefix: v.Prefix, Why: v.Why}
+		// Why may quote what the server wrote: through the run's redactor
+		r.Repro = &result.Repro{Status: v.Status, Prefix: v.Prefix, Why: redact(v.Why)}
 		n++
 	}
 	fmt.Fprintf(progress, "mcpconform: verified the reproduction scripts of %d result(s)\n", n)

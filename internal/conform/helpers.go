@@ -101,6 +101,14 @@ func (t *T) Refused(resp *session.Response, expected, actual, format string, arg
 	t.Violation(expected, actual, format, args...)
 }
 
+// RefusedWith is Refused for a check that goes on to require one of
+// codes (ExpectErrorCode): the claim carries them, so a script does not
+// take an error with another code for a conforming answer.
+func (t *T) RefusedWith(resp *session.Response, codes []int64, expected, actual, format string, args ...any) {
+	t.recordClaim(resp, result.Claim{Kind: result.ClaimError, Codes: codes})
+	t.Violation(expected, actual, format, args...)
+}
+
 // CheckRefused is Check whose claim, when ok is false, is that resp had
 // to be a JSON-RPC error (Refused).
 func (t *T) CheckRefused(ok bool, resp *session.Response, expected, actual, format string, args ...any) {

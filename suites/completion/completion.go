@@ -78,7 +78,7 @@ var _ = c.Area("completion", func() {
 			resp := t.Call(s, "completion/complete", p.params(), nil)
 			t.ClaimsUndeclared("completions")
 			if resp.IsResult() {
-				t.Refused(resp, "JSON-RPC error -32601", resp.Describe(), "%s was served", what)
+				t.RefusedWith(resp, []int64{jsonrpc.CodeMethodNotFound}, "JSON-RPC error -32601", resp.Describe(), "%s was served", what)
 			}
 			t.ExpectErrorCode(what, resp, jsonrpc.CodeMethodNotFound)
 			if t.Modern() && t.HTTP() && resp.Status() != http.StatusNotFound {
@@ -90,7 +90,7 @@ var _ = c.Area("completion", func() {
 		p := completionProbe{what: fmt.Sprintf("the unlisted prompt %q", name), ref: map[string]any{"type": "ref/prompt", "name": name}, arg: "mcpconform"}
 		resp := t.Call(s, "completion/complete", p.params(), nil)
 		if resp.IsResult() {
-			t.Refused(resp, "JSON-RPC error -32602", resp.Describe(), "completion/complete for %s succeeded", p.what)
+			t.RefusedWith(resp, []int64{jsonrpc.CodeInvalidParams}, "JSON-RPC error -32602", resp.Describe(), "completion/complete for %s succeeded", p.what)
 		}
 		t.ExpectErrorCode("completion/complete for "+p.what, resp, jsonrpc.CodeInvalidParams)
 	})

@@ -94,7 +94,7 @@ var _ = c.Area("prompts", func() {
 		name := c.UnknownPromptName(ps)
 		resp := t.Call(s, "prompts/get", map[string]any{"name": name}, nil)
 		if resp.IsResult() {
-			t.Refused(resp, "JSON-RPC error -32602", resp.Describe(), "prompts/get of the unlisted prompt %q succeeded", name)
+			t.RefusedWith(resp, []int64{jsonrpc.CodeInvalidParams}, "JSON-RPC error -32602", resp.Describe(), "prompts/get of the unlisted prompt %q succeeded", name)
 		}
 		t.ExpectErrorCode(fmt.Sprintf("prompts/get of the unlisted prompt %q", name), resp, jsonrpc.CodeInvalidParams)
 	})
@@ -214,7 +214,7 @@ var _ = c.Area("prompts", func() {
 			resp := t.Call(s, r.method, r.params, nil)
 			t.ClaimsUndeclared("prompts")
 			if resp.IsResult() {
-				t.Refused(resp, "JSON-RPC error -32601", resp.Describe(), "%s was served although the server does not declare prompts", r.method)
+				t.RefusedWith(resp, []int64{jsonrpc.CodeMethodNotFound}, "JSON-RPC error -32601", resp.Describe(), "%s was served although the server does not declare prompts", r.method)
 			}
 			t.ExpectErrorCode(what, resp, jsonrpc.CodeMethodNotFound)
 			if t.Modern() && t.HTTP() {

@@ -102,7 +102,7 @@ var _ = c.Area("resources", func() {
 		requireResources(t, s)
 		p := probeNotFound(t, s)
 		if p.resp.IsResult() {
-			t.Refused(p.resp, "JSON-RPC error -32602", p.resp.Describe(), "a URI that does not exist (%s) was answered with a result", p.uri)
+			t.RefusedWith(p.resp, []int64{jsonrpc.CodeInvalidParams}, "JSON-RPC error -32602", p.resp.Describe(), "a URI that does not exist (%s) was answered with a result", p.uri)
 		}
 		t.ExpectErrorCode("resources/read of the unknown URI "+p.uri, p.resp, jsonrpc.CodeInvalidParams)
 	})
@@ -112,7 +112,7 @@ var _ = c.Area("resources", func() {
 		requireResources(t, s)
 		p := probeNotFound(t, s)
 		if p.resp.IsResult() {
-			t.Refused(p.resp, "JSON-RPC error -32002 (resource not found)", p.resp.Describe(), "a URI that does not exist (%s) was answered with a result", p.uri)
+			t.RefusedWith(p.resp, []int64{codeResourceNotFound, jsonrpc.CodeInvalidParams}, "JSON-RPC error -32002 (resource not found)", p.resp.Describe(), "a URI that does not exist (%s) was answered with a result", p.uri)
 		}
 		code := t.ExpectErrorCode("resources/read of the unknown URI "+p.uri, p.resp, codeResourceNotFound, jsonrpc.CodeInvalidParams)
 		if code == jsonrpc.CodeInvalidParams {

@@ -94,7 +94,7 @@ func catalogChecks() {
 			t.Step(k.method + " without the tools capability")
 			resp := t.Call(s, k.method, k.params, nil)
 			if resp.IsResult() {
-				t.Refused(resp, "JSON-RPC error -32601 (method not found)", resp.Describe(),
+				t.RefusedWith(resp, []int64{jsonrpc.CodeMethodNotFound}, "JSON-RPC error -32601 (method not found)", resp.Describe(),
 					"%s was served although the server did not declare the tools capability", k.method)
 			}
 			t.ExpectErrorCode(k.method+" without the tools capability", resp, jsonrpc.CodeMethodNotFound)
